@@ -1,0 +1,89 @@
+//===- AttnAttrs.td - attn attributes ----------------------*- tablegen -*-===//
+
+#ifndef ATTN_DIALECT_ATTN_IR_ATTNATTRS_TD
+#define ATTN_DIALECT_ATTN_IR_ATTNATTRS_TD
+
+include "attn/Dialect/Attn/IR/AttnDialect.td"
+include "mlir/IR/AttrTypeBase.td"
+
+class Attn_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<Attn_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+def Attn_MaskAttr : Attn_Attr<"Mask", "mask"> {
+  let summary = "Which score entries take part in the softmax";
+  let description = [{
+    A set of masks, applied together (an entry takes part only if every mask
+    keeps it). Query `i` and key `j` index a score tensor with `Sq` queries
+    and `Skv` keys; `diag(i) = i` (top-left alignment) or
+    `diag(i) = i + Skv - Sq` with `bottom_right`.
+
+    - `causal`: keep `j <= diag(i)`.
+    - `window = [L, R]`: keep `diag(i) - L <= j <= diag(i) + R`; `-1` leaves
+      that side unbounded.
+    - `bottom_right`: aligns `causal` and `window` to the bottom-right corner.
+    - `key_padding`: keep `j < lengths[b]` (a `lengths` operand).
+    - `keep`: keep where a boolean tensor is true (a `keep` operand,
+      broadcast to the score shape).
+    - `bias`: add a float tensor to the scores (a `bias` operand, broadcast).
+
+    ```mlir
+    #attn.mask<causal>
+    #attn.mask<causal, bottom_right>
+    #attn.mask<window = [256, 0], key_padding>
+    ```
+  }];
+  let parameters = (ins
+    DefaultValuedParameter<"bool", "false">:$causal,
+    DefaultValuedParameter<"bool", "false">:$bottomRight,
+    DefaultValuedParameter<"int64_t", "-1">:$windowLeft,
+    DefaultValuedParameter<"int64_t", "-1">:$windowRight,
+    DefaultValuedParameter<"bool", "false">:$keyPadding,
+    DefaultValuedParameter<"bool", "false">:$keep,
+    DefaultValuedParameter<"bool", "false">:$bias);
+  let builders = [
+    AttrBuilder<(ins), [{
+      return $_get($_ctxt, false, false, -1, -1, false, false, false);
+    }]>
+  ];
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// True if a sliding window bounds either side.
+    bool hasWindow() const {
+      return getWindowLeft() >= 0 || getWindowRight() >= 0;
+    }
+    /// True if the mask keeps every entry and adds nothing.
+    bool isEmpty() const {
+      return !getCausal() && !hasWindow() && !getKeyPadding() && !getKeep() &&
+             !getBias();
+    }
+    /// True if whole key tiles can be skipped from indices alone.
+    bool hasPositionalBound() const { return getCausal() || hasWindow(); }
+  }];
+}
+
+def Attn_ConfigAttr : Attn_Attr<"Config", "config"> {
+  let summary = "The kernel variant and tile configuration of an attn.flash";
+  let description = [{
+    Chosen by `--attn-select-config` or given by hand. `variant` names the
+    template family in `kernels-templates/`; `block_m` query rows and
+    `block_n` keys make one tile; `num_warps` warps share a query tile;
+    `stages` is the depth of the K/V shared-memory pipeline.
+
+    ```mlir
+    #attn.config<variant = "sm80", block_m = 128, block_n = 64, num_warps = 4, stages = 2>
+    ```
+  }];
+  let parameters = (ins
+    StringRefParameter<"kernel template family">:$variant,
+    "int64_t":$block_m,
+    "int64_t":$block_n,
+    "int64_t":$num_warps,
+    "int64_t":$stages);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+#endif // ATTN_DIALECT_ATTN_IR_ATTNATTRS_TD

@@ -1,0 +1,195 @@
+//===- AttnOps.td - attn operations ------------------------*- tablegen -*-===//
+
+#ifndef ATTN_DIALECT_ATTN_IR_ATTNOPS_TD
+#define ATTN_DIALECT_ATTN_IR_ATTNOPS_TD
+
+include "attn/Dialect/Attn/IR/AttnDialect.td"
+include "attn/Dialect/Attn/IR/AttnAttrs.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/OpBase.td"
+
+class Attn_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Attn_Dialect, mnemonic, traits>;
+
+def Attn_FloatTensor : RankedTensorOf<[F16, BF16, F32]>;
+def Attn_HalfTensor : RankedTensorOf<[F16, BF16]>;
+
+//===----------------------------------------------------------------------===//
+// Graph ops
+//===----------------------------------------------------------------------===//
+
+def Attn_MatmulOp : Attn_Op<"matmul", [Pure]> {
+  let summary = "Batched matrix product with head broadcast";
+  let description = [{
+    Multiplies the last two dimensions of `lhs` and `rhs`; the leading
+    dimensions are batch dimensions. `transpose_lhs` / `transpose_rhs` swap the
+    last two dimensions of an operand first. The heads dimension (rank - 3)
+    of `rhs` may divide that of `lhs`: each `rhs` head then serves
+    `lhs_heads / rhs_heads` consecutive `lhs` heads (GQA; MQA when it is 1).
+    The result element type is f32 (accumulator) or the operands' type.
+
+    ```mlir
+    %s = attn.matmul %q, %k {transpose_rhs}
+        : tensor<2x16x128x64xbf16>, tensor<2x4x128x64xbf16> -> tensor<2x16x128x128xf32>
+    ```
+  }];
+  let arguments = (ins Attn_FloatTensor:$lhs, Attn_FloatTensor:$rhs,
+                       UnitAttr:$transpose_lhs, UnitAttr:$transpose_rhs);
+  let results = (outs Attn_FloatTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Attn_ScaleOp : Attn_Op<"scale", [Pure, SameOperandsAndResultType]> {
+  let summary = "Multiplies every element by a constant";
+  let description = [{
+    ```mlir
+    %t = attn.scale %s {factor = 0.125 : f32} : tensor<2x16x128x128xf32>
+    ```
+  }];
+  let arguments = (ins Attn_FloatTensor:$input, F32Attr:$factor);
+  let results = (outs Attn_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Attn_MaskOp : Attn_Op<"mask", [Pure, AttrSizedOperandSegments,
+    AllTypesMatch<["input", "result"]>]> {
+  let summary = "Masks or biases a score tensor";
+  let description = [{
+    Sets the scores that `kind` drops to -inf and adds the `bias` operand
+    where `kind` has `bias`. The input is a score tensor
+    `[batch, heads, queries, keys]`. `lengths` (one per batch) goes with
+    `key_padding`, `keep` (i1, broadcast to the scores) with `keep`, `bias`
+    (float, broadcast) with `bias`.
+
+    ```mlir
+    %m = attn.mask %t {kind = #attn.mask<causal>} : tensor<2x16x128x128xf32>
+    %p = attn.mask %t lengths(%len : tensor<2xi32>)
+           {kind = #attn.mask<key_padding>} : tensor<2x16x128x128xf32>
+    ```
+  }];
+  let arguments = (ins Attn_FloatTensor:$input,
+                       Optional<RankedTensorOf<[I32]>>:$lengths,
+                       Optional<RankedTensorOf<[I1]>>:$keep,
+                       Optional<Attn_FloatTensor>:$bias,
+                       Attn_MaskAttr:$kind);
+  let results = (outs Attn_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`lengths` `(` $lengths^ `:` type($lengths) `)`)?
+    (`keep` `(` $keep^ `:` type($keep) `)`)?
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Attn_ScoreModOp : Attn_Op<"score_mod", [Pure,
+    AllTypesMatch<["input", "result"]>]> {
+  let summary = "Applies a scalar function to every score";
+  let description = [{
+    The region maps one score and its indices (batch, head, query, key) to a
+    new score, like FlexAttention's `score_mod`. It holds `arith` and `math`
+    ops and ends in `attn.yield`.
+
+    ```mlir
+    %c = attn.score_mod %s {
+    ^bb0(%x: f32, %b: index, %h: index, %q: index, %k: index):
+      %cap = arith.constant 30.0 : f32
+      %d = arith.divf %x, %cap : f32
+      %t = math.tanh %d : f32
+      %y = arith.mulf %t, %cap : f32
+      attn.yield %y : f32
+    } : tensor<2x16x128x128xf32>
+    ```
+  }];
+  let arguments = (ins Attn_FloatTensor:$input);
+  let results = (outs Attn_FloatTensor:$result);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$input $body attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Attn_SoftmaxOp : Attn_Op<"softmax", [Pure]> {
+  let summary = "Softmax along one dimension";
+  let description = [{
+    Computes `exp(x - max) / sum(exp(x - max))` along `dim` in f32 and
+    converts to the result element type. A slice where every entry is -inf
+    yields zeros.
+
+    ```mlir
+    %p = attn.softmax %m {dim = 3} : tensor<2x16x128x128xf32> -> tensor<2x16x128x128xbf16>
+    ```
+  }];
+  let arguments = (ins Attn_FloatTensor:$input, I64Attr:$dim);
+  let results = (outs Attn_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Fused op
+//===----------------------------------------------------------------------===//
+
+def Attn_FlashOp : Attn_Op<"flash", [Pure, AttrSizedOperandSegments]> {
+  let summary = "Fused scaled dot-product attention";
+  let description = [{
+    `softmax(score_mod(mask(scale * q @ k^T))) @ v`, computed tile by tile
+    without materializing the scores. `q` is `[B, Hq, Sq, Dqk]`, `k`
+    `[B, Hkv, Skv, Dqk]`, `v` `[B, Hkv, Skv, Dv]`, with `Hkv` dividing `Hq`
+    (GQA/MQA); with `transpose_k`, `k` is given as `[B, Hkv, Dqk, Skv]`.
+    The result is `[B, Hq, Sq, Dv]`; the optional second result
+    is the natural-log logsumexp of each score row, `[B, Hq, Sq]` in f32. A
+    row whose keys are all masked yields zeros (and -inf logsumexp).
+
+    `mask` and its operands follow `attn.mask`. `config`, set by
+    `--attn-select-config`, picks the kernel. The optional `score_mod`
+    region has the signature of `attn.score_mod`'s, on f32 scores after
+    scaling and before masking.
+
+    ```mlir
+    %o = attn.flash %q, %k, %v {scale = 0.125 : f32, mask = #attn.mask<causal>}
+        : tensor<2x16x128x64xbf16>, tensor<2x4x128x64xbf16>, tensor<2x4x128x64xbf16>
+        -> tensor<2x16x128x64xbf16>
+    ```
+  }];
+  let arguments = (ins Attn_HalfTensor:$q, Attn_HalfTensor:$k,
+                       Attn_HalfTensor:$v,
+                       Optional<RankedTensorOf<[I32]>>:$lengths,
+                       Optional<RankedTensorOf<[I1]>>:$keep,
+                       Optional<Attn_FloatTensor>:$bias,
+                       F32Attr:$scale,
+                       UnitAttr:$transpose_k,
+                       OptionalAttr<Attn_MaskAttr>:$mask,
+                       OptionalAttr<Attn_ConfigAttr>:$config);
+  let results = (outs Attn_HalfTensor:$output,
+                      Optional<RankedTensorOf<[F32]>>:$lse);
+  let regions = (region MaxSizedRegion<1>:$score_mod);
+  let assemblyFormat = [{
+    $q `,` $k `,` $v
+    (`lengths` `(` $lengths^ `:` type($lengths) `)`)?
+    (`keep` `(` $keep^ `:` type($keep) `)`)?
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    attr-dict (`score_mod` $score_mod^)?
+    `:` type($q) `,` type($k) `,` type($v) `->` type($output) (`,` type($lse)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The mask, or an empty one when the op has none.
+    MaskAttr getMaskOrEmpty();
+    bool hasScoreMod() { return !getScoreMod().empty(); }
+  }];
+}
+
+def Attn_YieldOp : Attn_Op<"yield", [Pure, Terminator, ReturnLike,
+    ParentOneOf<["ScoreModOp", "FlashOp"]>]> {
+  let summary = "Returns the new score from a score_mod region";
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+}
+
+#endif // ATTN_DIALECT_ATTN_IR_ATTNOPS_TD

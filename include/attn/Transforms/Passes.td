@@ -1,0 +1,53 @@
+//===- Passes.td - attn passes -----------------------------*- tablegen -*-===//
+
+#ifndef ATTN_TRANSFORMS_PASSES_TD
+#define ATTN_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def AttnFusePass : Pass<"attn-fuse"> {
+  let summary = "Fuse attention graphs into attn.flash";
+  let description = [{
+    Finds each `attn.softmax` over the key axis and walks the chain around
+    it: `attn.matmul` (q, k), any number of `attn.scale` (also on q or k),
+    `attn.mask` (merged), one `attn.score_mod`, element type casts, the
+    softmax, and the `attn.matmul` with v. The chain becomes one
+    `attn.flash`. A chain that cannot be fused stays as it is and gets a
+    remark (on stderr, with the softmax's location) that says why.
+
+    Fused order: `scale`, then `score_mod`, then `bias`, then masks; a graph
+    in another order is fused only where the result is the same.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numFused", "fused", "Number of chains fused into attn.flash">,
+    Statistic<"numUnfused", "unfused", "Number of softmax chains left unfused">
+  ];
+}
+
+def AttnSelectConfigPass : Pass<"attn-select-config"> {
+  let summary = "Choose the kernel variant and tiles of each attn.flash";
+  let description = [{
+    A cost model picks, for the target `arch`, the variant and the
+    `block_m`/`block_n`/`num_warps`/`stages` that fit shared memory and
+    registers and fill the multiprocessors, and records the choice as
+    `#attn.config<...>`. Any of the tile options given on the command line
+    overrides the model. Ops that already carry a config keep it unless an
+    override is given. An op no kernel supports (head dim over 256 or not a
+    multiple of 8) is an error.
+  }];
+  let options = [
+    Option<"arch", "arch", "std::string", /*default=*/"\"sm_80\"",
+           "Target GPU: sm_80, sm_86, sm_89 or sm_90a">,
+    Option<"blockM", "block-m", "int64_t", /*default=*/"0",
+           "Override: query rows per tile (0 = model)">,
+    Option<"blockN", "block-n", "int64_t", /*default=*/"0",
+           "Override: keys per tile (0 = model)">,
+    Option<"numWarps", "num-warps", "int64_t", /*default=*/"0",
+           "Override: warps per block (0 = model)">,
+    Option<"stages", "stages", "int64_t", /*default=*/"0",
+           "Override: K/V pipeline stages (0 = model)">
+  ];
+}
+
+#endif // ATTN_TRANSFORMS_PASSES_TD

@@ -1,0 +1,358 @@
+//===- AttnOps.cpp - attn operations --------------------------------------===//
+
+#include "attn/Dialect/Attn/IR/AttnOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::attn;
+
+//===----------------------------------------------------------------------===//
+// Shared checks
+//===----------------------------------------------------------------------===//
+
+/// Prints a shape as `2x16x?x64`.
+static std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::interleave(
+      shape, os,
+      [&](int64_t dim) {
+        if (ShapedType::isDynamic(dim))
+          os << "?";
+        else
+          os << dim;
+      },
+      "x");
+  return text;
+}
+
+/// Two extents agree if either is dynamic or they are equal.
+static bool extentsAgree(int64_t a, int64_t b) {
+  return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
+/// Checks that the operand `name` broadcasts to `target`: same rank, each
+/// dimension equal to the target's or 1.
+static LogicalResult verifyBroadcastsTo(Operation *op, StringRef name,
+                                        RankedTensorType operand,
+                                        ArrayRef<int64_t> target) {
+  if (operand.getRank() != static_cast<int64_t>(target.size()))
+    return op->emitOpError()
+           << "'" << name << "' operand has rank " << operand.getRank()
+           << " (shape " << shapeString(operand.getShape())
+           << "), expected rank " << target.size() << " to broadcast to "
+           << shapeString(target);
+  for (auto [dim, pair] : llvm::enumerate(llvm::zip(operand.getShape(), target))) {
+    auto [have, want] = pair;
+    if (have != 1 && !extentsAgree(have, want))
+      return op->emitOpError()
+             << "'" << name << "' operand dimension " << dim << " is " << have
+             << ", expected 1 or " << want << " to broadcast to "
+             << shapeString(target);
+  }
+  return success();
+}
+
+/// Checks the operands that a mask's items call for: `lengths` with
+/// key_padding, `keep` with keep, `bias` with bias, each against the score
+/// shape `[B, H, Sq, Skv]`.
+static LogicalResult verifyMaskOperands(Operation *op, MaskAttr mask,
+                                        ArrayRef<int64_t> scoreShape,
+                                        Value lengths, Value keep, Value bias) {
+  auto checkPresence = [&](bool wanted, Value operand, StringRef item,
+                           StringRef operandName) -> LogicalResult {
+    if (wanted && !operand)
+      return op->emitOpError() << "mask item '" << item << "' needs a '"
+                               << operandName << "' operand";
+    if (!wanted && operand)
+      return op->emitOpError() << "has a '" << operandName
+                               << "' operand but the mask has no '" << item
+                               << "' item";
+    return success();
+  };
+  if (failed(checkPresence(mask.getKeyPadding(), lengths, "key_padding",
+                           "lengths")) ||
+      failed(checkPresence(mask.getKeep(), keep, "keep", "keep")) ||
+      failed(checkPresence(mask.getBias(), bias, "bias", "bias")))
+    return failure();
+
+  if (lengths) {
+    auto type = cast<RankedTensorType>(lengths.getType());
+    if (type.getRank() != 1 || !extentsAgree(type.getDimSize(0), scoreShape[0]))
+      return op->emitOpError()
+             << "'lengths' operand must be tensor<" << scoreShape[0]
+             << "xi32> (one length per batch), got "
+             << shapeString(type.getShape());
+  }
+  if (keep && failed(verifyBroadcastsTo(
+                  op, "keep", cast<RankedTensorType>(keep.getType()),
+                  scoreShape)))
+    return failure();
+  if (bias && failed(verifyBroadcastsTo(
+                  op, "bias", cast<RankedTensorType>(bias.getType()),
+                  scoreShape)))
+    return failure();
+  return success();
+}
+
+/// Checks a score_mod body: arguments (score, b, h, q_idx, kv_idx) and an
+/// attn.yield of one score.
+static LogicalResult verifyScoreModBody(Operation *op, Region &body,
+                                        Type scoreType) {
+  Block &block = body.front();
+  if (block.getNumArguments() != 5)
+    return op->emitOpError()
+           << "score_mod region needs 5 arguments (score, b, h, q_idx, "
+              "kv_idx), got "
+           << block.getNumArguments();
+  if (block.getArgument(0).getType() != scoreType)
+    return op->emitOpError() << "score_mod argument 0 (the score) must be "
+                             << scoreType << ", got "
+                             << block.getArgument(0).getType();
+  for (unsigned i = 1; i < 5; ++i)
+    if (!block.getArgument(i).getType().isIndex())
+      return op->emitOpError() << "score_mod argument " << i
+                               << " must be index, got "
+                               << block.getArgument(i).getType();
+  auto yield = dyn_cast<YieldOp>(block.getTerminator());
+  if (!yield)
+    return op->emitOpError() << "score_mod region must end in attn.yield";
+  if (yield.getValues().size() != 1 ||
+      yield.getValues().front().getType() != scoreType)
+    return op->emitOpError()
+           << "score_mod region must yield one " << scoreType << " value";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MatmulOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatmulOp::verify() {
+  RankedTensorType lhs = getLhs().getType(), rhs = getRhs().getType();
+  RankedTensorType result = getResult().getType();
+  int64_t rank = lhs.getRank();
+  if (rank < 2)
+    return emitOpError() << "lhs must have rank >= 2, got rank " << rank;
+  if (rhs.getRank() != rank)
+    return emitOpError() << "lhs has rank " << rank << " but rhs has rank "
+                         << rhs.getRank();
+  if (result.getRank() != rank)
+    return emitOpError() << "result has rank " << result.getRank()
+                         << ", expected " << rank;
+  if (lhs.getElementType() != rhs.getElementType())
+    return emitOpError() << "lhs element type " << lhs.getElementType()
+                         << " differs from rhs element type "
+                         << rhs.getElementType();
+  Type resultElement = result.getElementType();
+  if (!resultElement.isF32() && resultElement != lhs.getElementType())
+    return emitOpError() << "result element type must be f32 or "
+                         << lhs.getElementType() << ", got " << resultElement;
+
+  int64_t lhsRows = getTransposeLhs() ? rank - 1 : rank - 2;
+  int64_t lhsCols = getTransposeLhs() ? rank - 2 : rank - 1;
+  int64_t rhsRows = getTransposeRhs() ? rank - 1 : rank - 2;
+  int64_t rhsCols = getTransposeRhs() ? rank - 2 : rank - 1;
+  if (!extentsAgree(lhs.getDimSize(lhsCols), rhs.getDimSize(rhsRows)))
+    return emitOpError() << "contraction mismatch: lhs dimension " << lhsCols
+                         << " is " << lhs.getDimSize(lhsCols)
+                         << " but rhs dimension " << rhsRows << " is "
+                         << rhs.getDimSize(rhsRows);
+
+  for (int64_t dim = 0; dim < rank - 2; ++dim) {
+    int64_t l = lhs.getDimSize(dim), r = rhs.getDimSize(dim);
+    if (extentsAgree(l, r))
+      continue;
+    bool headsDim = dim == rank - 3;
+    if (headsDim && !ShapedType::isDynamic(l) && !ShapedType::isDynamic(r) &&
+        l % r == 0)
+      continue;
+    if (headsDim)
+      return emitOpError() << "rhs heads (dimension " << dim << ") is " << r
+                           << ", which must divide lhs heads " << l;
+    return emitOpError() << "batch dimension " << dim << " differs: lhs has "
+                         << l << ", rhs has " << r;
+  }
+
+  SmallVector<int64_t> expected(lhs.getShape().take_front(rank - 2));
+  expected.push_back(lhs.getDimSize(lhsRows));
+  expected.push_back(rhs.getDimSize(rhsCols));
+  for (int64_t dim = 0; dim < rank; ++dim)
+    if (!extentsAgree(result.getDimSize(dim), expected[dim]))
+      return emitOpError() << "result shape " << shapeString(result.getShape())
+                           << " does not match the expected "
+                           << shapeString(expected) << " at dimension " << dim;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ScaleOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ScaleOp::verify() {
+  float factor = getFactor().convertToFloat();
+  if (!std::isfinite(factor))
+    return emitOpError() << "factor must be finite, got " << factor;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MaskOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MaskOp::verify() {
+  RankedTensorType input = getInput().getType();
+  if (input.getRank() != 4)
+    return emitOpError() << "input must be a rank-4 score tensor [batch, "
+                            "heads, queries, keys], got rank "
+                         << input.getRank();
+  if (getKind().isEmpty())
+    return emitOpError() << "kind #attn.mask<> names no mask";
+  return verifyMaskOperands(*this, getKind(), input.getShape(), getLengths(),
+                            getKeep(), getBias());
+}
+
+//===----------------------------------------------------------------------===//
+// ScoreModOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ScoreModOp::verify() {
+  RankedTensorType input = getInput().getType();
+  if (input.getRank() != 4)
+    return emitOpError() << "input must be a rank-4 score tensor [batch, "
+                            "heads, queries, keys], got rank "
+                         << input.getRank();
+  return verifyScoreModBody(*this, getBody(), input.getElementType());
+}
+
+//===----------------------------------------------------------------------===//
+// SoftmaxOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SoftmaxOp::verify() {
+  RankedTensorType input = getInput().getType();
+  int64_t dim = getDim();
+  if (dim < 0 || dim >= input.getRank())
+    return emitOpError() << "dim " << dim << " is out of range for rank "
+                         << input.getRank();
+  if (getResult().getType().getShape() != input.getShape())
+    return emitOpError() << "result shape "
+                         << shapeString(getResult().getType().getShape())
+                         << " differs from input shape "
+                         << shapeString(input.getShape());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// FlashOp
+//===----------------------------------------------------------------------===//
+
+MaskAttr FlashOp::getMaskOrEmpty() {
+  if (MaskAttr mask = getMaskAttr())
+    return mask;
+  return MaskAttr::get(getContext());
+}
+
+LogicalResult FlashOp::verify() {
+  RankedTensorType q = getQ().getType(), k = getK().getType(),
+                   v = getV().getType();
+  RankedTensorType out = getOutput().getType();
+  for (auto [name, type] : {std::pair<StringRef, RankedTensorType>{"q", q},
+                            {"k", k},
+                            {"v", v},
+                            {"output", out}})
+    if (type.getRank() != 4)
+      return emitOpError() << "'" << name
+                           << "' must be rank 4 [batch, heads, seq, head_dim], "
+                              "got shape "
+                           << shapeString(type.getShape());
+  if (k.getElementType() != q.getElementType() ||
+      v.getElementType() != q.getElementType())
+    return emitOpError() << "q, k and v must share an element type, got "
+                         << q.getElementType() << ", " << k.getElementType()
+                         << ", " << v.getElementType();
+  if (out.getElementType() != q.getElementType())
+    return emitOpError() << "output element type " << out.getElementType()
+                         << " differs from q's " << q.getElementType();
+
+  auto mismatch = [&](StringRef what, StringRef a, int64_t av, StringRef b,
+                      int64_t bv) {
+    return emitOpError() << what << " mismatch: '" << a << "' has " << av
+                         << " but '" << b << "' has " << bv;
+  };
+  if (!extentsAgree(q.getDimSize(0), k.getDimSize(0)))
+    return mismatch("batch (dimension 0)", "q", q.getDimSize(0), "k",
+                    k.getDimSize(0));
+  if (!extentsAgree(k.getDimSize(0), v.getDimSize(0)))
+    return mismatch("batch (dimension 0)", "k", k.getDimSize(0), "v",
+                    v.getDimSize(0));
+  if (!extentsAgree(k.getDimSize(1), v.getDimSize(1)))
+    return mismatch("heads (dimension 1)", "k", k.getDimSize(1), "v",
+                    v.getDimSize(1));
+  // With transpose_k, k is [B, Hkv, Dqk, Skv].
+  int64_t kSeqDim = getTransposeK() ? 3 : 2, kHeadDim = getTransposeK() ? 2 : 3;
+  int64_t kvSeq = k.getDimSize(kSeqDim);
+  if (!extentsAgree(kvSeq, v.getDimSize(2)))
+    return emitOpError() << "key sequence mismatch: 'k' dimension " << kSeqDim
+                         << " has " << kvSeq << " but 'v' dimension 2 has "
+                         << v.getDimSize(2);
+  if (!extentsAgree(q.getDimSize(3), k.getDimSize(kHeadDim)))
+    return emitOpError() << "head dim mismatch: 'q' dimension 3 has "
+                         << q.getDimSize(3) << " but 'k' dimension "
+                         << kHeadDim << " has " << k.getDimSize(kHeadDim);
+
+  int64_t qHeads = q.getDimSize(1), kvHeads = k.getDimSize(1);
+  if (ShapedType::isDynamic(qHeads) || ShapedType::isDynamic(kvHeads))
+    return emitOpError() << "heads (dimension 1) of q and k must be static";
+  if (qHeads % kvHeads != 0)
+    return emitOpError() << "kv heads " << kvHeads
+                         << " must divide q heads " << qHeads
+                         << " (GQA/MQA)";
+  for (auto [name, type] :
+       {std::pair<StringRef, RankedTensorType>{"q", q}, {"v", v}})
+    if (ShapedType::isDynamic(type.getDimSize(3)))
+      return emitOpError() << "head dim (dimension 3) of '" << name
+                           << "' must be static";
+
+  SmallVector<int64_t> expected = {q.getDimSize(0), qHeads, q.getDimSize(2),
+                                   v.getDimSize(3)};
+  for (int64_t dim = 0; dim < 4; ++dim)
+    if (!extentsAgree(out.getDimSize(dim), expected[dim]))
+      return emitOpError() << "output shape " << shapeString(out.getShape())
+                           << " does not match the expected "
+                           << shapeString(expected) << " at dimension " << dim;
+
+  if (Value lse = getLse()) {
+    auto type = cast<RankedTensorType>(lse.getType());
+    SmallVector<int64_t> lseShape = {q.getDimSize(0), qHeads, q.getDimSize(2)};
+    if (type.getRank() != 3 ||
+        !llvm::all_of(llvm::zip(type.getShape(), lseShape), [](auto pair) {
+          return extentsAgree(std::get<0>(pair), std::get<1>(pair));
+        }))
+      return emitOpError() << "'lse' result must have shape "
+                           << shapeString(lseShape) << ", got "
+                           << shapeString(type.getShape());
+  }
+
+  float scale = getScale().convertToFloat();
+  if (!std::isfinite(scale))
+    return emitOpError() << "scale must be finite, got " << scale;
+
+  SmallVector<int64_t> scoreShape = {q.getDimSize(0), qHeads, q.getDimSize(2),
+                                     kvSeq};
+  if (failed(verifyMaskOperands(*this, getMaskOrEmpty(), scoreShape,
+                                getLengths(), getKeep(), getBias())))
+    return failure();
+
+  if (hasScoreMod())
+    return verifyScoreModBody(*this, getScoreMod(),
+                              Float32Type::get(getContext()));
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "attn/Dialect/Attn/IR/AttnOps.cpp.inc"

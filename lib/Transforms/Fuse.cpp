@@ -1,0 +1,320 @@
+//===- Fuse.cpp - Fuse attention graphs into attn.flash -------------------===//
+//
+// Walks from each attn.softmax over the key axis outwards: back through the
+// score chain to the q @ k^T matmul, forward to the p @ v matmul. The chain
+// becomes one attn.flash; where that would change the result, the chain stays
+// and a remark says why.
+//
+//===----------------------------------------------------------------------===//
+
+#include "attn/Dialect/Attn/IR/AttnOps.h"
+#include "attn/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "attn-fuse"
+
+namespace mlir::attn {
+#define GEN_PASS_DEF_ATTNFUSEPASS
+#include "attn/Transforms/Passes.h.inc"
+
+namespace {
+
+/// The pieces of one attention chain, gathered before anything is rewritten.
+struct AttentionChain {
+  Value q, k, v;
+  bool transposeK = false;
+  double scale = 1.0;
+  MaskAttr mask;
+  Value lengths, keep, bias;
+  ScoreModOp scoreMod;
+  MatmulOp scoreMatmul, outputMatmul;
+  /// Ops of the chain, to erase once they are dead.
+  SmallVector<Operation *> chainOps;
+};
+
+/// Intersects two sliding-window bounds where -1 is unbounded.
+int64_t intersectBound(int64_t a, int64_t b) {
+  if (a < 0)
+    return b;
+  if (b < 0)
+    return a;
+  return std::min(a, b);
+}
+
+/// Combines two masks; fails (with `reason`) where one fused mask cannot say
+/// both.
+FailureOr<MaskAttr> mergeMasks(MaskAttr a, MaskAttr b, std::string &reason) {
+  if (a.hasPositionalBound() && b.hasPositionalBound() &&
+      a.getBottomRight() != b.getBottomRight()) {
+    reason = "masks align to different corners (top-left and bottom-right)";
+    return failure();
+  }
+  if ((a.getKeyPadding() && b.getKeyPadding()) || (a.getKeep() && b.getKeep()) ||
+      (a.getBias() && b.getBias())) {
+    reason = "two masks each need a tensor operand of the same kind";
+    return failure();
+  }
+  return MaskAttr::get(a.getContext(), a.getCausal() || b.getCausal(),
+                       a.getBottomRight() || b.getBottomRight(),
+                       intersectBound(a.getWindowLeft(), b.getWindowLeft()),
+                       intersectBound(a.getWindowRight(), b.getWindowRight()),
+                       a.getKeyPadding() || b.getKeyPadding(),
+                       a.getKeep() || b.getKeep(), a.getBias() || b.getBias());
+}
+
+/// True for an elementwise float cast on tensors, which fusion drops: the
+/// fused kernel keeps scores in f32 throughout.
+bool isScoreCast(Operation *op) {
+  return isa<arith::ExtFOp, arith::TruncFOp>(op) &&
+         isa<RankedTensorType>(op->getResult(0).getType());
+}
+
+/// Strips attn.scale ops off a matmul operand, folding their factors.
+Value stripScales(Value value, double &scale,
+                  SmallVectorImpl<Operation *> &chainOps) {
+  while (auto scaleOp = value.getDefiningOp<ScaleOp>()) {
+    scale *= scaleOp.getFactor().convertToDouble();
+    chainOps.push_back(scaleOp);
+    value = scaleOp.getInput();
+  }
+  return value;
+}
+
+FailureOr<AttentionChain> matchChain(SoftmaxOp softmax, std::string &reason) {
+  AttentionChain chain;
+  chain.mask = MaskAttr::get(softmax.getContext());
+  RankedTensorType scoreType = softmax.getInput().getType();
+  if (scoreType.getRank() != 4) {
+    reason = "softmax input is not a rank-4 score tensor";
+    return failure();
+  }
+  if (softmax.getDim() != 3) {
+    reason = "softmax is over dimension " + std::to_string(softmax.getDim()) +
+             ", not the key axis 3";
+    return failure();
+  }
+
+  // Forward: softmax (-> cast) -> matmul with v.
+  Operation *probs = softmax;
+  SmallVector<Operation *> forwardOps;
+  while (true) {
+    if (!probs->getResult(0).hasOneUse()) {
+      reason = "the attention probabilities have more than one user";
+      return failure();
+    }
+    Operation *user = *probs->getResult(0).getUsers().begin();
+    if (isScoreCast(user)) {
+      forwardOps.push_back(user);
+      probs = user;
+      continue;
+    }
+    auto matmul = dyn_cast<MatmulOp>(user);
+    if (!matmul || matmul.getLhs() != probs->getResult(0)) {
+      reason = "the probabilities feed '" + user->getName().getStringRef().str() +
+               "', not the lhs of an attn.matmul with v";
+      return failure();
+    }
+    if (matmul.getTransposeLhs() || matmul.getTransposeRhs()) {
+      reason = "the matmul with v transposes an operand";
+      return failure();
+    }
+    chain.outputMatmul = matmul;
+    break;
+  }
+
+  // Backward: walk the score chain from the softmax to q @ k^T. Ops met
+  // earlier in this walk run later in the program.
+  bool laterScale = false, laterNonPositiveScale = false;
+  Value score = softmax.getInput();
+  SmallVector<Operation *> backwardOps;
+  while (true) {
+    Operation *def = score.getDefiningOp();
+    if (!def) {
+      reason = "the scores come from a block argument, not an attn.matmul";
+      return failure();
+    }
+    if (isScoreCast(def)) {
+      backwardOps.push_back(def);
+      score = def->getOperand(0);
+      continue;
+    }
+    if (auto scale = dyn_cast<ScaleOp>(def)) {
+      double factor = scale.getFactor().convertToDouble();
+      chain.scale *= factor;
+      laterScale = true;
+      laterNonPositiveScale |= factor <= 0.0;
+      backwardOps.push_back(def);
+      score = scale.getInput();
+      continue;
+    }
+    if (auto mask = dyn_cast<MaskOp>(def)) {
+      if (chain.scoreMod) {
+        reason = "an attn.score_mod follows a mask; it could change masked "
+                 "scores, and the fused op masks last";
+        return failure();
+      }
+      if (laterNonPositiveScale) {
+        reason = "a scale by a factor <= 0 follows a mask";
+        return failure();
+      }
+      if (mask.getKind().getBias() && laterScale) {
+        reason = "an attn.scale follows an additive bias (the fused op scales "
+                 "before adding bias)";
+        return failure();
+      }
+      FailureOr<MaskAttr> merged = mergeMasks(chain.mask, mask.getKind(), reason);
+      if (failed(merged))
+        return failure();
+      chain.mask = *merged;
+      if (mask.getLengths())
+        chain.lengths = mask.getLengths();
+      if (mask.getKeep())
+        chain.keep = mask.getKeep();
+      if (mask.getBias())
+        chain.bias = mask.getBias();
+      backwardOps.push_back(def);
+      score = mask.getInput();
+      continue;
+    }
+    if (auto scoreMod = dyn_cast<ScoreModOp>(def)) {
+      if (chain.scoreMod) {
+        reason = "the chain has more than one attn.score_mod";
+        return failure();
+      }
+      if (laterScale) {
+        reason = "an attn.scale follows the attn.score_mod (the fused op "
+                 "scales first)";
+        return failure();
+      }
+      if (!scoreMod.getInput().getType().getElementType().isF32()) {
+        reason = "the attn.score_mod works on " +
+                 std::to_string(scoreMod.getInput()
+                                    .getType()
+                                    .getElementType()
+                                    .getIntOrFloatBitWidth()) +
+                 "-bit scores; the fused op applies it to f32 scores";
+        return failure();
+      }
+      chain.scoreMod = scoreMod;
+      backwardOps.push_back(def);
+      score = scoreMod.getInput();
+      continue;
+    }
+    if (auto matmul = dyn_cast<MatmulOp>(def)) {
+      if (matmul.getTransposeLhs()) {
+        reason = "the q @ k^T matmul transposes q";
+        return failure();
+      }
+      chain.scoreMatmul = matmul;
+      break;
+    }
+    reason = "the score chain passes through '" +
+             def->getName().getStringRef().str() + "', which cannot be fused";
+    return failure();
+  }
+
+  // Every op between the two matmuls feeds only the next one; otherwise the
+  // intermediate scores are needed and fusion would not remove them.
+  for (Operation *op : backwardOps)
+    if (!op->getResult(0).hasOneUse()) {
+      reason = "the intermediate '" + op->getName().getStringRef().str() +
+               "' result has another user";
+      return failure();
+    }
+  if (!chain.scoreMatmul.getResult().hasOneUse()) {
+    reason = "the q @ k^T scores have another user";
+    return failure();
+  }
+
+  chain.q = stripScales(chain.scoreMatmul.getLhs(), chain.scale, chain.chainOps);
+  chain.k = stripScales(chain.scoreMatmul.getRhs(), chain.scale, chain.chainOps);
+  chain.transposeK = !chain.scoreMatmul.getTransposeRhs();
+  chain.v = chain.outputMatmul.getRhs();
+
+  auto qType = cast<RankedTensorType>(chain.q.getType());
+  auto kType = cast<RankedTensorType>(chain.k.getType());
+  auto vType = cast<RankedTensorType>(chain.v.getType());
+  Type element = qType.getElementType();
+  if (!element.isF16() && !element.isBF16()) {
+    reason = "q, k and v are not f16 or bf16";
+    return failure();
+  }
+  if (vType.getElementType() != element) {
+    reason = "v's element type differs from q's";
+    return failure();
+  }
+  if (vType.getDimSize(1) != kType.getDimSize(1)) {
+    reason = "k and v have different head counts";
+    return failure();
+  }
+
+  chain.chainOps.push_back(chain.scoreMatmul);
+  chain.chainOps.append(backwardOps.rbegin(), backwardOps.rend());
+  chain.chainOps.push_back(softmax);
+  chain.chainOps.append(forwardOps.begin(), forwardOps.end());
+  return chain;
+}
+
+/// Builds the attn.flash for `chain` and replaces the p @ v matmul with it.
+void rewriteChain(AttentionChain &chain, IRRewriter &rewriter) {
+  MatmulOp root = chain.outputMatmul;
+  rewriter.setInsertionPoint(root);
+  Location loc = rewriter.getFusedLoc(
+      {chain.scoreMatmul.getLoc(), root.getLoc()});
+  RankedTensorType rootType = root.getResult().getType();
+  Type element = cast<RankedTensorType>(chain.q.getType()).getElementType();
+  auto outputType = RankedTensorType::get(rootType.getShape(), element);
+
+  auto flash = FlashOp::create(
+      rewriter, loc, outputType, /*lse=*/Type(), chain.q, chain.k, chain.v,
+      chain.lengths, chain.keep, chain.bias,
+      llvm::APFloat(static_cast<float>(chain.scale)), chain.transposeK,
+      chain.mask.isEmpty() ? MaskAttr() : chain.mask, ConfigAttr());
+  if (chain.scoreMod) {
+    IRMapping mapping;
+    chain.scoreMod.getBody().cloneInto(&flash.getScoreMod(), mapping);
+  }
+
+  Value result = flash.getOutput();
+  if (rootType.getElementType() != element)
+    result = arith::ExtFOp::create(rewriter, loc, rootType, result);
+  rewriter.replaceOp(root, result);
+  // Erase what fusion left dead; a scale on q may feed another user.
+  bool erased = true;
+  while (erased) {
+    erased = false;
+    for (Operation *&op : chain.chainOps)
+      if (op && op->use_empty()) {
+        rewriter.eraseOp(op);
+        op = nullptr;
+        erased = true;
+      }
+  }
+}
+
+struct AttnFusePass : impl::AttnFusePassBase<AttnFusePass> {
+  void runOnOperation() override {
+    SmallVector<SoftmaxOp> softmaxes;
+    getOperation()->walk([&](SoftmaxOp op) { softmaxes.push_back(op); });
+    IRRewriter rewriter(&getContext());
+    for (SoftmaxOp softmax : softmaxes) {
+      std::string reason;
+      FailureOr<AttentionChain> chain = matchChain(softmax, reason);
+      if (failed(chain)) {
+        softmax.emitRemark() << "attention chain not fused: " << reason;
+        ++numUnfused;
+        continue;
+      }
+      LLVM_DEBUG(llvm::dbgs() << "fusing chain at " << softmax.getLoc() << "\n");
+      rewriteChain(*chain, rewriter);
+      ++numFused;
+    }
+  }
+};
+
+} // namespace
+} // namespace mlir::attn

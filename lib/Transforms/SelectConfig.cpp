@@ -1,0 +1,202 @@
+//===- SelectConfig.cpp - Choose kernel variant and tiles -----------------===//
+//
+// A small analytic cost model: enumerate the tile configurations the sm80
+// template supports, drop those that exceed shared memory or registers, and
+// pick the one with the best modeled throughput: SM fill over the waves,
+// times the tile's arithmetic intensity, times latency hiding.
+//
+//===----------------------------------------------------------------------===//
+
+#include "attn/Dialect/Attn/IR/AttnOps.h"
+#include "attn/Target/Cuda/KernelLayout.h"
+#include "attn/Transforms/Passes.h"
+
+#include "llvm/Support/Debug.h"
+#include "llvm/Support/MathExtras.h"
+
+#define DEBUG_TYPE "attn-select-config"
+
+namespace mlir::attn {
+#define GEN_PASS_DEF_ATTNSELECTCONFIGPASS
+#include "attn/Transforms/Passes.h.inc"
+
+std::optional<ArchInfo> lookupArch(StringRef name) {
+  // Reference parts: A100, A10/RTX 3090 class, L4/RTX 4090 class, H100/H200.
+  static const ArchInfo archs[] = {
+      {"sm_80", 80, 108, 166912, 167936},
+      {"sm_86", 86, 84, 101376, 102400},
+      {"sm_89", 89, 128, 101376, 102400},
+      {"sm_90a", 90, 132, 232448, 233472},
+  };
+  for (const ArchInfo &arch : archs)
+    if (arch.name == name)
+      return arch;
+  return std::nullopt;
+}
+
+namespace {
+
+constexpr int64_t kRegistersPerSM = 65536;
+constexpr int64_t kMaxRegistersPerThread = 255;
+constexpr int64_t kMaxWarpsPerSM = 48;
+
+struct Candidate {
+  int64_t blockM, blockN, numWarps, stages;
+};
+
+struct Shape {
+  int64_t batchHeads; ///< B * Hq, or 0 when dynamic
+  int64_t queries;    ///< Sq, or 0 when dynamic
+  int64_t headDimQK, headDimV;
+  bool transposeK;
+};
+
+/// Blocks of `c` that fit on one SM, or 0 if one block does not fit.
+int64_t blocksPerSM(const Candidate &c, const Shape &s, const ArchInfo &arch) {
+  int64_t smem = sharedMemoryBytes(c.blockM, c.blockN, c.stages, s.headDimQK,
+                                   s.headDimV, s.transposeK);
+  int64_t regs = estimatedRegisters(c.blockM, c.blockN, c.numWarps, s.headDimV);
+  if (smem > arch.maxSharedPerBlock || regs > kMaxRegistersPerThread)
+    return 0;
+  int64_t bySmem = arch.maxSharedPerSM / smem;
+  int64_t byRegs = kRegistersPerSM / (regs * 32 * c.numWarps);
+  int64_t byWarps = kMaxWarpsPerSM / c.numWarps;
+  return std::min({bySmem, byRegs, byWarps});
+}
+
+/// Modeled throughput of `c`, higher is better (0: does not fit).
+double modelThroughput(const Candidate &c, const Shape &s,
+                       const ArchInfo &arch) {
+  int64_t perSM = blocksPerSM(c, s, arch);
+  if (perSM == 0)
+    return 0.0;
+  // SM fill: the last wave's idle slots are lost. Unknown sizes count as
+  // many waves (fill 1).
+  double fill = 1.0;
+  if (s.batchHeads > 0 && s.queries > 0) {
+    int64_t blocks = s.batchHeads * llvm::divideCeil(s.queries, c.blockM);
+    int64_t slots = int64_t(arch.numSMs) * perSM;
+    int64_t waves = llvm::divideCeil(blocks, slots);
+    fill = double(blocks) / double(waves * slots);
+    // Rows past Sq in the last query tile are wasted work.
+    fill *= double(s.queries) /
+            double(llvm::divideCeil(s.queries, c.blockM) * c.blockM);
+  }
+  // Intensity: K/V tiles are reloaded once per blockM query rows, and the
+  // softmax bookkeeping is paid once per blockN keys.
+  double intensity = 1.0 / (1.0 + 32.0 / double(c.blockM) +
+                            16.0 / double(c.blockN));
+  // Latency hiding: warps resident per SM, and a second stage overlaps loads.
+  double warps = double(perSM * c.numWarps);
+  double hiding = std::min(1.0, warps / 8.0) * (c.stages >= 2 ? 1.0 : 0.85);
+  return fill * intensity * hiding;
+}
+
+struct AttnSelectConfigPass
+    : impl::AttnSelectConfigPassBase<AttnSelectConfigPass> {
+  using Base::Base;
+
+  bool hasOverride() { return blockM || blockN || numWarps || stages; }
+
+  LogicalResult configure(FlashOp op, const ArchInfo &arch) {
+    if (op.getConfig() && !hasOverride())
+      return success();
+    RankedTensorType q = op.getQ().getType(), v = op.getV().getType();
+    Shape shape;
+    shape.headDimQK = q.getDimSize(3);
+    shape.headDimV = v.getDimSize(3);
+    shape.transposeK = op.getTransposeK();
+    for (auto [name, dim] : {std::pair<StringRef, int64_t>{"q/k", shape.headDimQK},
+                             {"v", shape.headDimV}}) {
+      if (dim % 8 != 0)
+        return op.emitOpError()
+               << "head dim " << dim << " of " << name
+               << " is not a multiple of 8; no kernel supports it";
+      if (dim > kMaxHeadDim)
+        return op.emitOpError() << "head dim " << dim << " of " << name
+                                << " exceeds the largest supported, "
+                                << kMaxHeadDim;
+    }
+    bool staticRows = !q.isDynamicDim(0) && !q.isDynamicDim(2);
+    shape.batchHeads = staticRows ? q.getDimSize(0) * q.getDimSize(1) : 0;
+    shape.queries = staticRows ? q.getDimSize(2) : 0;
+
+    std::optional<Candidate> best;
+    double bestScore = 0.0;
+    for (int64_t m : {64, 128})
+      for (int64_t warps : {4, 8})
+        for (int64_t n : {32, 64, 128})
+          for (int64_t st : {1, 2}) {
+            if (m % (16 * warps) != 0)
+              continue;
+            Candidate c{m, n, warps, st};
+            double score = modelThroughput(c, shape, arch);
+            LLVM_DEBUG(llvm::dbgs() << "  m=" << m << " n=" << n
+                                    << " warps=" << warps << " stages=" << st
+                                    << " score=" << score << "\n");
+            if (score > bestScore) {
+              bestScore = score;
+              best = c;
+            }
+          }
+    if (!best && !hasOverride())
+      return op.emitOpError() << "no tile configuration fits " << arch.name
+                              << " for head dims " << shape.headDimQK << "/"
+                              << shape.headDimV;
+    Candidate chosen = best.value_or(Candidate{64, 64, 4, 2});
+    if (op.getConfig() && hasOverride()) {
+      ConfigAttr given = op.getConfigAttr();
+      chosen = Candidate{given.getBlockM(), given.getBlockN(),
+                         given.getNumWarps(), given.getStages()};
+    }
+    if (blockM)
+      chosen.blockM = blockM;
+    if (blockN)
+      chosen.blockN = blockN;
+    if (numWarps)
+      chosen.numWarps = numWarps;
+    if (stages)
+      chosen.stages = stages;
+
+    ConfigAttr config = ConfigAttr::getChecked(
+        [&] { return op.emitOpError() << "invalid tile override: "; },
+        op.getContext(), StringRef("sm80"), chosen.blockM, chosen.blockN,
+        chosen.numWarps, chosen.stages);
+    if (!config)
+      return failure();
+    int64_t smem = sharedMemoryBytes(chosen.blockM, chosen.blockN,
+                                     chosen.stages, shape.headDimQK,
+                                     shape.headDimV, shape.transposeK);
+    if (smem > arch.maxSharedPerBlock)
+      return op.emitOpError()
+             << "config needs " << smem << " bytes of shared memory; "
+             << arch.name << " allows " << arch.maxSharedPerBlock;
+    int64_t regs = estimatedRegisters(chosen.blockM, chosen.blockN,
+                                      chosen.numWarps, shape.headDimV);
+    if (regs > kMaxRegistersPerThread)
+      return op.emitOpError() << "config needs about " << regs
+                              << " registers per thread; the limit is "
+                              << kMaxRegistersPerThread;
+    op.setConfigAttr(config);
+    return success();
+  }
+
+  void runOnOperation() override {
+    std::optional<ArchInfo> info = lookupArch(arch);
+    if (!info) {
+      getOperation()->emitError()
+          << "unknown arch '" << arch
+          << "'; expected sm_80, sm_86, sm_89 or sm_90a";
+      return signalPassFailure();
+    }
+    WalkResult result = getOperation()->walk([&](FlashOp op) {
+      return failed(configure(op, *info)) ? WalkResult::interrupt()
+                                          : WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+} // namespace
+} // namespace mlir::attn

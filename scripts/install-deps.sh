@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what attn needs on a fresh Debian 12 machine: LLVM/MLIR 22 (with
+# TableGen, lit, FileCheck), the static libraries they link against, CMake and
+# GoogleTest. The CUDA Toolkit (NVRTC, ptxas) is expected under /usr/local/cuda.
+# Safe to run again: packages already present are skipped.
+set -euo pipefail
+
+packages=(llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools libzstd-dev
+          zlib1g-dev cmake ninja-build libgtest-dev g++ python3)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+    missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}"
+  sudo=""
+  [[ $(id -u) -eq 0 ]] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -q
+  $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+else
+  echo "install-deps: all packages present"
+fi
+
+if [[ ! -x /usr/local/cuda/bin/nvcc && -z "${CUDA_HOME:-}" ]]; then
+  echo "install-deps: warning: no CUDA Toolkit at /usr/local/cuda (set CUDA_HOME);" \
+       "NVRTC is needed to compile kernels" >&2
+fi

@@ -1,0 +1,29 @@
+// RUN: attn-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{unknown variant "sm70"; known variants: sm80}}
+func.func private @f() attributes {c = #attn.config<variant = "sm70", block_m = 64, block_n = 64, num_warps = 4, stages = 2>}
+
+// -----
+
+// expected-error @+1 {{num_warps must be 1, 2, 4 or 8, got 3}}
+func.func private @f() attributes {c = #attn.config<variant = "sm80", block_m = 96, block_n = 64, num_warps = 3, stages = 2>}
+
+// -----
+
+// expected-error @+1 {{block_m must be a positive multiple of 16 * num_warps = 128, got 64}}
+func.func private @f() attributes {c = #attn.config<variant = "sm80", block_m = 64, block_n = 64, num_warps = 8, stages = 2>}
+
+// -----
+
+// expected-error @+1 {{block_n must be a positive multiple of 16, got 40}}
+func.func private @f() attributes {c = #attn.config<variant = "sm80", block_m = 64, block_n = 40, num_warps = 4, stages = 2>}
+
+// -----
+
+// expected-error @+1 {{stages must be between 1 and 4, got 0}}
+func.func private @f() attributes {c = #attn.config<variant = "sm80", block_m = 64, block_n = 64, num_warps = 4, stages = 0>}
+
+// -----
+
+// expected-error @+1 {{expected ','}}
+func.func private @f() attributes {c = #attn.config<variant = "sm80", block_m = 64, block_n = 64, num_warps = 4>}

@@ -1,0 +1,29 @@
+// RUN: attn-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{unknown mask item 'causual'; expected causal, bottom_right, window, key_padding, keep or bias}}
+func.func private @f() attributes {m = #attn.mask<causual>}
+
+// -----
+
+// expected-error @+1 {{mask item 'causal' given twice}}
+func.func private @f() attributes {m = #attn.mask<causal, causal>}
+
+// -----
+
+// expected-error @+1 {{window = [-1, -1] bounds neither side; drop it}}
+func.func private @f() attributes {m = #attn.mask<window = [-1, -1]>}
+
+// -----
+
+// expected-error @+1 {{window bounds must be -1 (unbounded) or >= 0, got [-5, 0]}}
+func.func private @f() attributes {m = #attn.mask<window = [-5, 0]>}
+
+// -----
+
+// expected-error @+1 {{bottom_right aligns causal or window, but the mask has neither}}
+func.func private @f() attributes {m = #attn.mask<bottom_right, key_padding>}
+
+// -----
+
+// expected-error @+1 {{expected '['}}
+func.func private @f() attributes {m = #attn.mask<window = 4>}

@@ -1,0 +1,11 @@
+// RUN: attn-opt %s | attn-opt | FileCheck %s
+// RUN: attn-opt %s --mlir-print-op-generic | attn-opt | FileCheck %s
+
+// CHECK-LABEL: func @scale
+// CHECK: attn.scale %{{.*}} {factor = 1.250000e-01 : f32} : tensor<2x8x128x256xf32>
+// CHECK: attn.scale %{{.*}} {factor = -2.000000e+00 : f32} : tensor<4x64xbf16>
+func.func @scale(%s: tensor<2x8x128x256xf32>, %q: tensor<4x64xbf16>) -> (tensor<2x8x128x256xf32>, tensor<4x64xbf16>) {
+  %t = attn.scale %s {factor = 0.125 : f32} : tensor<2x8x128x256xf32>
+  %u = attn.scale %q {factor = -2.0 : f32} : tensor<4x64xbf16>
+  return %t, %u : tensor<2x8x128x256xf32>, tensor<4x64xbf16>
+}

@@ -1,0 +1,11 @@
+// RUN: attn-opt %s | attn-opt | FileCheck %s
+// RUN: attn-opt %s --mlir-print-op-generic | attn-opt | FileCheck %s
+
+// CHECK-LABEL: func @softmax
+// CHECK: attn.softmax %{{.*}} {dim = 3 : i64} : tensor<2x8x128x256xf32> -> tensor<2x8x128x256xbf16>
+// CHECK: attn.softmax %{{.*}} {dim = 0 : i64} : tensor<16x4xf32> -> tensor<16x4xf32>
+func.func @softmax(%s: tensor<2x8x128x256xf32>, %t: tensor<16x4xf32>) -> (tensor<2x8x128x256xbf16>, tensor<16x4xf32>) {
+  %p = attn.softmax %s {dim = 3} : tensor<2x8x128x256xf32> -> tensor<2x8x128x256xbf16>
+  %r = attn.softmax %t {dim = 0} : tensor<16x4xf32> -> tensor<16x4xf32>
+  return %p, %r : tensor<2x8x128x256xbf16>, tensor<16x4xf32>
+}
