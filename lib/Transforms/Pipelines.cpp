@@ -20,9 +20,11 @@ struct PipelineOptions : PassPipelineOptions<PipelineOptions> {
 void registerAttnPipelines() {
   PassPipelineRegistration<PipelineOptions>(
       "attn-pipeline",
-      "Fuse attention graphs and configure the fused kernels: attn-fuse, "
-      "canonicalize, attn-select-config",
+      "Fuse attention graphs and configure the fused kernels: canonicalize, "
+      "attn-fuse, canonicalize, attn-select-config",
       [](OpPassManager &pm, const PipelineOptions &options) {
+        // Dead graph ops would count as extra users and block fusion.
+        pm.addPass(createCanonicalizerPass());
         pm.addPass(createAttnFusePass());
         pm.addPass(createCanonicalizerPass());
         AttnSelectConfigPassOptions select;

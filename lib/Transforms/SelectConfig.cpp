@@ -2,8 +2,7 @@
 //
 // A small analytic cost model: enumerate the tile configurations the sm80
 // template supports, drop those that exceed shared memory or registers, and
-// pick the one with the best modeled throughput: SM fill over the waves,
-// times the tile's arithmetic intensity, times latency hiding.
+// pick the one with the best modeled throughput (see modelThroughput).
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,32 +63,29 @@ int64_t blocksPerSM(const Candidate &c, const Shape &s, const ArchInfo &arch) {
   return std::min({bySmem, byRegs, byWarps});
 }
 
-/// Modeled throughput of `c`, higher is better (0: does not fit).
+/// Modeled throughput of `c`, higher is better (0: does not fit). Blocks are
+/// spread evenly over the SMs; the busiest SM's rows, over its rate, is the
+/// time. The rate grows with the tile's arithmetic intensity (K/V reloaded
+/// once per blockM rows, softmax bookkeeping once per blockN keys) and with
+/// the warps resident to hide latency.
 double modelThroughput(const Candidate &c, const Shape &s,
                        const ArchInfo &arch) {
   int64_t perSM = blocksPerSM(c, s, arch);
   if (perSM == 0)
     return 0.0;
-  // SM fill: the last wave's idle slots are lost. Unknown sizes count as
-  // many waves (fill 1).
-  double fill = 1.0;
-  if (s.batchHeads > 0 && s.queries > 0) {
-    int64_t blocks = s.batchHeads * llvm::divideCeil(s.queries, c.blockM);
-    int64_t slots = int64_t(arch.numSMs) * perSM;
-    int64_t waves = llvm::divideCeil(blocks, slots);
-    fill = double(blocks) / double(waves * slots);
-    // Rows past Sq in the last query tile are wasted work.
-    fill *= double(s.queries) /
-            double(llvm::divideCeil(s.queries, c.blockM) * c.blockM);
-  }
-  // Intensity: K/V tiles are reloaded once per blockM query rows, and the
-  // softmax bookkeeping is paid once per blockN keys.
+  // Unknown sizes: assume enough rows to keep every slot busy.
+  int64_t rows = s.queries > 0 ? s.queries : 4096;
+  int64_t batchHeads =
+      s.batchHeads > 0 ? s.batchHeads : 4 * arch.numSMs * perSM;
+  int64_t blocks = batchHeads * llvm::divideCeil(rows, c.blockM);
+  int64_t blocksOnBusiestSM = llvm::divideCeil(blocks, int64_t(arch.numSMs));
+  int64_t resident = std::min(perSM, blocksOnBusiestSM);
   double intensity = 1.0 / (1.0 + 32.0 / double(c.blockM) +
                             16.0 / double(c.blockN));
-  // Latency hiding: warps resident per SM, and a second stage overlaps loads.
-  double warps = double(perSM * c.numWarps);
-  double hiding = std::min(1.0, warps / 8.0) * (c.stages >= 2 ? 1.0 : 0.85);
-  return fill * intensity * hiding;
+  double hiding = std::min(1.0, double(resident * c.numWarps) / 8.0) *
+                  (c.stages >= 2 ? 1.0 : 0.85);
+  double time = double(blocksOnBusiestSM * c.blockM) / (intensity * hiding);
+  return double(batchHeads * rows) / time;
 }
 
 struct AttnSelectConfigPass

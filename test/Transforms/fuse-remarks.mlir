@@ -1,0 +1,214 @@
+// RUN: attn-opt %s -attn-fuse -split-input-file -verify-diagnostics | FileCheck %s
+
+// Chains that cannot be fused stay as they are, with a remark saying why.
+
+// CHECK-LABEL: func @softmax_over_queries
+// CHECK: attn.softmax
+// CHECK-NOT: attn.flash
+func.func @softmax_over_queries(%q: tensor<1x2x16x16xbf16>, %k: tensor<1x2x16x16xbf16>, %v: tensor<1x2x16x16xbf16>) -> tensor<1x2x16x16xbf16> {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xf32>
+  // expected-remark @+1 {{attention chain not fused: softmax is over dimension 2, not the key axis 3}}
+  %p = attn.softmax %s {dim = 2} : tensor<1x2x16x16xf32> -> tensor<1x2x16x16xbf16>
+  %o = attn.matmul %p, %v : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xbf16>
+  return %o : tensor<1x2x16x16xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: func @probabilities_returned
+// CHECK-NOT: attn.flash
+func.func @probabilities_returned(%q: tensor<1x2x16x16xbf16>, %k: tensor<1x2x16x16xbf16>, %v: tensor<1x2x16x16xbf16>) -> (tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16>) {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xf32>
+  // expected-remark @+1 {{attention chain not fused: the attention probabilities have more than one user}}
+  %p = attn.softmax %s {dim = 3} : tensor<1x2x16x16xf32> -> tensor<1x2x16x16xbf16>
+  %o = attn.matmul %p, %v : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xbf16>
+  return %o, %p : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: func @score_mod_after_mask
+// CHECK: attn.score_mod
+// CHECK-NOT: attn.flash
+func.func @score_mod_after_mask(%q: tensor<1x2x16x16xbf16>, %k: tensor<1x2x16x16xbf16>, %v: tensor<1x2x16x16xbf16>) -> tensor<1x2x16x16xbf16> {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xf32>
+  %m = attn.mask %s {kind = #attn.mask<causal>} : tensor<1x2x16x16xf32>
+  %c = attn.score_mod %m {
+  ^bb0(%x: f32, %b: index, %h: index, %i: index, %j: index):
+    %t = math.tanh %x : f32
+    attn.yield %t : f32
+  } : tensor<1x2x16x16xf32>
+  // expected-remark @+1 {{attention chain not fused: an attn.score_mod follows a mask; it could change masked scores, and the fused op masks last}}
+  %p = attn.softmax %c {dim = 3} : tensor<1x2x16x16xf32> -> tensor<1x2x16x16xbf16>
+  %o = attn.matmul %p, %v : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xbf16>
+  return %o : tensor<1x2x16x16xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: func @scale_after_score_mod
+// CHECK-NOT: attn.flash
+func.func @scale_after_score_mod(%q: tensor<1x2x16x16xbf16>, %k: tensor<1x2x16x16xbf16>, %v: tensor<1x2x16x16xbf16>) -> tensor<1x2x16x16xbf16> {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xf32>
+  %c = attn.score_mod %s {
+  ^bb0(%x: f32, %b: index, %h: index, %i: index, %j: index):
+    %t = math.tanh %x : f32
+    attn.yield %t : f32
+  } : tensor<1x2x16x16xf32>
+  %t = attn.scale %c {factor = 0.25 : f32} : tensor<1x2x16x16xf32>
+  // expected-remark @+1 {{attention chain not fused: an attn.scale follows the attn.score_mod (the fused op scales first)}}
+  %p = attn.softmax %t {dim = 3} : tensor<1x2x16x16xf32> -> tensor<1x2x16x16xbf16>
+  %o = attn.matmul %p, %v : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xbf16>
+  return %o : tensor<1x2x16x16xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: func @two_score_mods
+// CHECK-NOT: attn.flash
+func.func @two_score_mods(%q: tensor<1x2x16x16xbf16>, %k: tensor<1x2x16x16xbf16>, %v: tensor<1x2x16x16xbf16>) -> tensor<1x2x16x16xbf16> {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xf32>
+  %a = attn.score_mod %s {
+  ^bb0(%x: f32, %b: index, %h: index, %i: index, %j: index):
+    %t = math.tanh %x : f32
+    attn.yield %t : f32
+  } : tensor<1x2x16x16xf32>
+  %c = attn.score_mod %a {
+  ^bb0(%x: f32, %b: index, %h: index, %i: index, %j: index):
+    %t = math.exp %x : f32
+    attn.yield %t : f32
+  } : tensor<1x2x16x16xf32>
+  // expected-remark @+1 {{attention chain not fused: the chain has more than one attn.score_mod}}
+  %p = attn.softmax %c {dim = 3} : tensor<1x2x16x16xf32> -> tensor<1x2x16x16xbf16>
+  %o = attn.matmul %p, %v : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xbf16>
+  return %o : tensor<1x2x16x16xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: func @negative_scale_after_mask
+// CHECK-NOT: attn.flash
+func.func @negative_scale_after_mask(%q: tensor<1x2x16x16xbf16>, %k: tensor<1x2x16x16xbf16>, %v: tensor<1x2x16x16xbf16>) -> tensor<1x2x16x16xbf16> {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xf32>
+  %m = attn.mask %s {kind = #attn.mask<causal>} : tensor<1x2x16x16xf32>
+  %t = attn.scale %m {factor = -1.0 : f32} : tensor<1x2x16x16xf32>
+  // expected-remark @+1 {{attention chain not fused: a scale by a factor <= 0 follows a mask}}
+  %p = attn.softmax %t {dim = 3} : tensor<1x2x16x16xf32> -> tensor<1x2x16x16xbf16>
+  %o = attn.matmul %p, %v : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xbf16>
+  return %o : tensor<1x2x16x16xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: func @scale_after_bias
+// CHECK-NOT: attn.flash
+func.func @scale_after_bias(%q: tensor<1x2x16x16xbf16>, %k: tensor<1x2x16x16xbf16>, %v: tensor<1x2x16x16xbf16>, %bias: tensor<1x2x16x16xf32>) -> tensor<1x2x16x16xbf16> {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xf32>
+  %b = attn.mask %s bias(%bias : tensor<1x2x16x16xf32>) {kind = #attn.mask<bias>} : tensor<1x2x16x16xf32>
+  %t = attn.scale %b {factor = 0.25 : f32} : tensor<1x2x16x16xf32>
+  // expected-remark @+1 {{attention chain not fused: an attn.scale follows an additive bias (the fused op scales before adding bias)}}
+  %p = attn.softmax %t {dim = 3} : tensor<1x2x16x16xf32> -> tensor<1x2x16x16xbf16>
+  %o = attn.matmul %p, %v : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xbf16>
+  return %o : tensor<1x2x16x16xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: func @different_corners
+// CHECK-NOT: attn.flash
+func.func @different_corners(%q: tensor<1x2x16x16xbf16>, %k: tensor<1x2x32x16xbf16>, %v: tensor<1x2x32x16xbf16>) -> tensor<1x2x16x16xbf16> {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<1x2x16x16xbf16>, tensor<1x2x32x16xbf16> -> tensor<1x2x16x32xf32>
+  %a = attn.mask %s {kind = #attn.mask<causal>} : tensor<1x2x16x32xf32>
+  %b = attn.mask %a {kind = #attn.mask<window = [4, 0], bottom_right>} : tensor<1x2x16x32xf32>
+  // expected-remark @+1 {{attention chain not fused: masks align to different corners (top-left and bottom-right)}}
+  %p = attn.softmax %b {dim = 3} : tensor<1x2x16x32xf32> -> tensor<1x2x16x32xbf16>
+  %o = attn.matmul %p, %v : tensor<1x2x16x32xbf16>, tensor<1x2x32x16xbf16> -> tensor<1x2x16x16xbf16>
+  return %o : tensor<1x2x16x16xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: func @two_padding_masks
+// CHECK-NOT: attn.flash
+func.func @two_padding_masks(%q: tensor<2x2x16x16xbf16>, %k: tensor<2x2x16x16xbf16>, %v: tensor<2x2x16x16xbf16>, %l0: tensor<2xi32>, %l1: tensor<2xi32>) -> tensor<2x2x16x16xbf16> {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<2x2x16x16xbf16>, tensor<2x2x16x16xbf16> -> tensor<2x2x16x16xf32>
+  %a = attn.mask %s lengths(%l0 : tensor<2xi32>) {kind = #attn.mask<key_padding>} : tensor<2x2x16x16xf32>
+  %b = attn.mask %a lengths(%l1 : tensor<2xi32>) {kind = #attn.mask<key_padding>} : tensor<2x2x16x16xf32>
+  // expected-remark @+1 {{attention chain not fused: two masks each need a tensor operand of the same kind}}
+  %p = attn.softmax %b {dim = 3} : tensor<2x2x16x16xf32> -> tensor<2x2x16x16xbf16>
+  %o = attn.matmul %p, %v : tensor<2x2x16x16xbf16>, tensor<2x2x16x16xbf16> -> tensor<2x2x16x16xbf16>
+  return %o : tensor<2x2x16x16xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: func @f32_inputs
+// CHECK-NOT: attn.flash
+func.func @f32_inputs(%q: tensor<1x2x16x16xf32>, %k: tensor<1x2x16x16xf32>, %v: tensor<1x2x16x16xf32>) -> tensor<1x2x16x16xf32> {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32> -> tensor<1x2x16x16xf32>
+  // expected-remark @+1 {{attention chain not fused: q, k and v are not f16 or bf16}}
+  %p = attn.softmax %s {dim = 3} : tensor<1x2x16x16xf32> -> tensor<1x2x16x16xf32>
+  %o = attn.matmul %p, %v : tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32> -> tensor<1x2x16x16xf32>
+  return %o : tensor<1x2x16x16xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @scores_reused
+// CHECK-NOT: attn.flash
+func.func @scores_reused(%q: tensor<1x2x16x16xbf16>, %k: tensor<1x2x16x16xbf16>, %v: tensor<1x2x16x16xbf16>) -> (tensor<1x2x16x16xbf16>, tensor<1x2x16x16xf32>) {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xf32>
+  %t = attn.scale %s {factor = 0.25 : f32} : tensor<1x2x16x16xf32>
+  // expected-remark @+1 {{attention chain not fused: the intermediate 'attn.scale' result has another user}}
+  %p = attn.softmax %t {dim = 3} : tensor<1x2x16x16xf32> -> tensor<1x2x16x16xbf16>
+  %o = attn.matmul %p, %v : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xbf16>
+  return %o, %t : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @v_transposed
+// CHECK-NOT: attn.flash
+func.func @v_transposed(%q: tensor<1x2x16x16xbf16>, %k: tensor<1x2x16x16xbf16>, %vt: tensor<1x2x16x16xbf16>) -> tensor<1x2x16x16xbf16> {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xf32>
+  // expected-remark @+1 {{attention chain not fused: the matmul with v transposes an operand}}
+  %p = attn.softmax %s {dim = 3} : tensor<1x2x16x16xf32> -> tensor<1x2x16x16xbf16>
+  %o = attn.matmul %p, %vt {transpose_rhs} : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xbf16>
+  return %o : tensor<1x2x16x16xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: func @unknown_op_in_chain
+// CHECK-NOT: attn.flash
+func.func @unknown_op_in_chain(%q: tensor<1x2x16x16xbf16>, %k: tensor<1x2x16x16xbf16>, %v: tensor<1x2x16x16xbf16>, %x: tensor<1x2x16x16xf32>) -> tensor<1x2x16x16xbf16> {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xf32>
+  %a = arith.addf %s, %x : tensor<1x2x16x16xf32>
+  // expected-remark @+1 {{attention chain not fused: the score chain passes through 'arith.addf', which cannot be fused}}
+  %p = attn.softmax %a {dim = 3} : tensor<1x2x16x16xf32> -> tensor<1x2x16x16xbf16>
+  %o = attn.matmul %p, %v : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xbf16>
+  return %o : tensor<1x2x16x16xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: func @softmax_of_argument
+// CHECK-NOT: attn.flash
+func.func @softmax_of_argument(%s: tensor<1x2x16x16xf32>, %v: tensor<1x2x16x16xbf16>) -> tensor<1x2x16x16xbf16> {
+  // expected-remark @+1 {{attention chain not fused: the scores come from a block argument, not an attn.matmul}}
+  %p = attn.softmax %s {dim = 3} : tensor<1x2x16x16xf32> -> tensor<1x2x16x16xbf16>
+  %o = attn.matmul %p, %v : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xbf16>
+  return %o : tensor<1x2x16x16xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: func @probabilities_not_lhs
+// CHECK-NOT: attn.flash
+func.func @probabilities_not_lhs(%q: tensor<1x2x16x16xbf16>, %k: tensor<1x2x16x16xbf16>, %v: tensor<1x2x16x16xbf16>) -> tensor<1x2x16x16xbf16> {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xf32>
+  // expected-remark @+1 {{attention chain not fused: the probabilities feed 'attn.matmul', not the lhs of an attn.matmul with v}}
+  %p = attn.softmax %s {dim = 3} : tensor<1x2x16x16xf32> -> tensor<1x2x16x16xbf16>
+  %o = attn.matmul %v, %p : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xbf16>
+  return %o : tensor<1x2x16x16xbf16>
+}

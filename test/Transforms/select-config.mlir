@@ -1,0 +1,40 @@
+// RUN: attn-opt %s -split-input-file -attn-select-config=arch=sm_90a | FileCheck %s --check-prefix=SM90
+// RUN: attn-opt %s -split-input-file -attn-select-config=arch=sm_86 | FileCheck %s --check-prefix=SM86
+// RUN: attn-opt %s -split-input-file "-attn-select-config=arch=sm_80 block-m=64 block-n=32 num-warps=4 stages=1" | FileCheck %s --check-prefix=OVERRIDE
+
+// A large problem: wide tiles on every arch; sm_86's 99 KB of shared memory
+// allow fewer stages or narrower key tiles than sm_90a's 227 KB.
+// SM90-LABEL: func @large_hd128
+// SM90: config = #attn.config<variant = "sm80", block_m = 128, block_n = 128, num_warps = 8, stages = 2>
+// SM86-LABEL: func @large_hd128
+// SM86: config = #attn.config<variant = "sm80", block_m = 128, block_n = 32, num_warps = 8, stages = 2>
+// OVERRIDE-LABEL: func @large_hd128
+// OVERRIDE: config = #attn.config<variant = "sm80", block_m = 64, block_n = 32, num_warps = 4, stages = 1>
+func.func @large_hd128(%q: tensor<8x16x4096x128xbf16>, %k: tensor<8x16x4096x128xbf16>, %v: tensor<8x16x4096x128xbf16>) -> tensor<8x16x4096x128xbf16> {
+  %o = attn.flash %q, %k, %v {scale = 0.0883883461 : f32} : tensor<8x16x4096x128xbf16>, tensor<8x16x4096x128xbf16>, tensor<8x16x4096x128xbf16> -> tensor<8x16x4096x128xbf16>
+  return %o : tensor<8x16x4096x128xbf16>
+}
+
+// -----
+
+// Head dim 256 fits registers only with 16 rows per warp.
+// SM90-LABEL: func @hd256
+// SM90: config = #attn.config<variant = "sm80", block_m = {{64|128}}, block_n = {{32|64}}, num_warps = {{4|8}}, stages = {{1|2}}>
+// SM86-LABEL: func @hd256
+// SM86: config = #attn.config<variant = "sm80"
+func.func @hd256(%q: tensor<4x8x2048x256xbf16>, %k: tensor<4x8x2048x256xbf16>, %v: tensor<4x8x2048x256xbf16>) -> tensor<4x8x2048x256xbf16> {
+  %o = attn.flash %q, %k, %v {scale = 0.0625 : f32} : tensor<4x8x2048x256xbf16>, tensor<4x8x2048x256xbf16>, tensor<4x8x2048x256xbf16> -> tensor<4x8x2048x256xbf16>
+  return %o : tensor<4x8x2048x256xbf16>
+}
+
+// -----
+
+// A config given by hand is kept, unless an override is given.
+// SM90-LABEL: func @given
+// SM90: config = #attn.config<variant = "sm80", block_m = 64, block_n = 64, num_warps = 4, stages = 2>
+// OVERRIDE-LABEL: func @given
+// OVERRIDE: config = #attn.config<variant = "sm80", block_m = 64, block_n = 32, num_warps = 4, stages = 1>
+func.func @given(%q: tensor<1x1x128x64xbf16>, %k: tensor<1x1x128x64xbf16>, %v: tensor<1x1x128x64xbf16>) -> tensor<1x1x128x64xbf16> {
+  %o = attn.flash %q, %k, %v {scale = 0.125 : f32, config = #attn.config<variant = "sm80", block_m = 64, block_n = 64, num_warps = 4, stages = 2>} : tensor<1x1x128x64xbf16>, tensor<1x1x128x64xbf16>, tensor<1x1x128x64xbf16> -> tensor<1x1x128x64xbf16>
+  return %o : tensor<1x1x128x64xbf16>
+}
