@@ -1,0 +1,118 @@
+//===- Context.h - The JIT: build and launch kernels ------------*- C++ -*-===//
+//
+// spec -> build (NVRTC, cached; no GPU needed) -> launch (needs a GPU). All
+// heavy work happens in build; launch validates its arguments and enqueues.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTN_RUNTIME_CONTEXT_H
+#define ATTN_RUNTIME_CONTEXT_H
+
+#include "attn/Runtime/Cache.h"
+#include "attn/Runtime/Driver.h"
+#include "attn/Runtime/KernelSpec.h"
+#include "attn/Runtime/Status.h"
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace attn {
+
+/// A device pointer and the element strides of its four dimensions, in BHSD
+/// order (batch, heads, sequence, head dim). A BSHD tensor is passed as is,
+/// with its strides permuted, without a copy.
+struct TensorArg {
+  const void *data = nullptr;
+  int64_t strides[4] = {0, 0, 0, 0};
+
+  /// Strides of a contiguous tensor of `shape`.
+  static TensorArg contiguous(const void *data, const int64_t shape[4]);
+};
+
+/// The operands of one forward attention launch.
+struct FlashArgs {
+  int batch = 0, seqQ = 0, seqKV = 0;
+  TensorArg q, k, v, o;     ///< k in [B, H, D, S] order when transposeK
+  float *lse = nullptr;     ///< [batch, headsQ, seqQ] f32, if the kernel writes it
+  const int *lengths = nullptr; ///< [batch] i32, with key_padding
+  TensorArg keep;           ///< u8 (bool), with keep; strides 0 to broadcast
+  TensorArg bias;           ///< with bias; strides 0 to broadcast
+};
+
+class Context;
+
+/// A compiled kernel: what it is, what it costs, and how to launch it.
+class Kernel {
+public:
+  const KernelSpec &spec() const { return spec_; }
+  const std::string &arch() const { return arch_; }
+  const std::string &cacheKey() const { return cacheKey_; }
+  const PtxasReport &ptxas() const { return entry_->ptxas; }
+  const std::string &compileLog() const { return entry_->log; }
+  CacheOutcome cacheOutcome() const { return outcome_; }
+  /// Wall time of build(), including a cache lookup.
+  double buildMs() const { return buildMs_; }
+
+  struct Grid {
+    unsigned x = 0, y = 0, z = 0;
+  };
+  Grid grid(int batch, int seqQ) const;
+  int blockThreads() const { return spec_.threads; }
+  /// Resident blocks per SM (needs a GPU).
+  Result<int> occupancy();
+
+  /// Checks pointers, alignment, strides and sizes against the spec.
+  Status validate(const FlashArgs &args) const;
+  /// Validates, loads the module on first use, and enqueues on `stream`.
+  Status launch(const FlashArgs &args, Stream stream = nullptr);
+
+private:
+  friend class Context;
+  Kernel() = default;
+  Result<void *> function();
+
+  KernelSpec spec_;
+  std::string arch_, cacheKey_;
+  std::shared_ptr<const CacheEntry> entry_;
+  CacheOutcome outcome_ = CacheOutcome::Miss;
+  double buildMs_ = 0;
+  std::mutex loadMutex_;
+  void *function_ = nullptr;
+};
+
+/// Owns the compile options, the caches and (lazily) the driver.
+class Context {
+public:
+  struct Options {
+    /// Target: "sm_80", "sm_90a", ...; empty: the GPU's, or sm_90a without one.
+    std::string arch;
+    /// Disk cache directory; empty: Cache::defaultDirectory().
+    std::string cacheDirectory;
+    bool diskCache = true;
+  };
+
+  static Result<std::unique_ptr<Context>> create(const Options &options);
+  static Result<std::unique_ptr<Context>> create() { return create(Options()); }
+
+  /// Compiles `spec` for the context's arch (or finds it in a cache).
+  Result<std::shared_ptr<Kernel>> build(const KernelSpec &spec);
+
+  const std::string &arch() const { return arch_; }
+  Cache &cache() { return *cache_; }
+  /// The GPU, or NoDevice.
+  static Result<DeviceInfo> device();
+
+private:
+  Context() = default;
+  std::string arch_;
+  std::unique_ptr<Cache> cache_;
+};
+
+/// A hash of every embedded template: part of each cache key, so editing a
+/// template invalidates what was compiled from it.
+const std::string &templatesDigest();
+
+} // namespace attn
+
+#endif // ATTN_RUNTIME_CONTEXT_H

@@ -1,0 +1,52 @@
+//===- KernelSpec.h - What the runtime needs to launch a kernel -*- C++ -*-===//
+//
+// Produced by the CUDA emitter from a configured attn.flash, consumed by the
+// runtime. Plain C++: the runtime has no MLIR dependency.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTN_RUNTIME_KERNELSPEC_H
+#define ATTN_RUNTIME_KERNELSPEC_H
+
+#include <cstdint>
+#include <string>
+
+namespace attn {
+
+enum class ElementType { F16, BF16, F32 };
+
+/// The name of an element type as the dialect spells it ("bf16").
+const char *elementTypeName(ElementType type);
+/// Bytes per element.
+int elementTypeBytes(ElementType type);
+
+/// One emitted forward-attention kernel and its launch contract.
+struct KernelSpec {
+  std::string name;   ///< extern "C" entry point, readable (attn_fwd_bf16_...)
+  std::string source; ///< one CUDA C++ translation unit
+  std::string variant; ///< template family ("sm80")
+
+  // Launch geometry: grid = (ceil(seqQ / blockM), headsQ, batch).
+  int threads = 0;
+  int sharedBytes = 0;
+  int blockM = 0, blockN = 0, numWarps = 0, stages = 0;
+
+  // What the kernel was specialized on.
+  ElementType element = ElementType::BF16;
+  int headDimQK = 0, headDimV = 0;
+  int headsQ = 0, headsKV = 0;
+  bool transposeK = false;
+  bool causal = false, bottomRight = false, window = false;
+  int windowLeft = -1, windowRight = -1;
+  bool keyPadding = false, keep = false, bias = false, scoreMod = false;
+  ElementType biasElement = ElementType::F32;
+  bool writesLse = false;
+  float scale = 1.0f;
+
+  // Shapes from the IR; -1 where dynamic (given at launch).
+  int64_t batch = -1, seqQ = -1, seqKV = -1;
+};
+
+} // namespace attn
+
+#endif // ATTN_RUNTIME_KERNELSPEC_H

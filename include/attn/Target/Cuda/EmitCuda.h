@@ -1,0 +1,23 @@
+//===- EmitCuda.h - attn.flash to CUDA C++ ----------------------*- C++ -*-===//
+
+#ifndef ATTN_TARGET_CUDA_EMITCUDA_H
+#define ATTN_TARGET_CUDA_EMITCUDA_H
+
+#include "attn/Dialect/Attn/IR/AttnOps.h"
+#include "attn/Runtime/KernelSpec.h"
+#include "mlir/Support/LLVM.h"
+
+namespace mlir::attn {
+
+/// Emits the CUDA C++ translation unit of a configured attn.flash: includes
+/// of kernels-templates/, the configuration struct (typed constants and the
+/// score_mod as a device function), and an extern "C" __global__ entry.
+/// Reports unsupported ops or a missing config on `op` and fails.
+FailureOr<::attn::KernelSpec> emitFlashKernel(FlashOp op);
+
+/// Registers `--attn-to-cuda` with mlir-translate's registry.
+void registerToCudaTranslation();
+
+} // namespace mlir::attn
+
+#endif // ATTN_TARGET_CUDA_EMITCUDA_H

@@ -1,0 +1,107 @@
+//===- attn.h - The attn C++ API --------------------------------*- C++ -*-===//
+//
+// Compile attention from MLIR (text or file) or from a graph built in C++,
+// and launch the resulting kernels:
+//
+//   auto ctx = attn::Context::create();                // no GPU needed
+//   attn::Graph g;
+//   auto q = g.input("q", attn::DataType::BF16, {2, 16, 1024, 128});
+//   ...
+//   auto out = g.sdpa(q, k, v, {.causal = true});
+//   g.output(out->output);
+//   auto compiled = attn::compileGraph(**ctx, g);      // fuse, configure, NVRTC
+//   compiled->kernels[0]->launch(args, stream);        // needs a GPU
+//
+// Every step returns a Status or a Result whose message names the cause.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTN_ATTN_H
+#define ATTN_ATTN_H
+
+#include "attn/Runtime/Context.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace attn {
+
+struct CompileOptions {
+  /// Run canonicalize, attn-fuse and attn-select-config first (ops that
+  /// already carry a config keep it).
+  bool runPipeline = true;
+  /// Tile overrides for attn-select-config (0: the cost model's choice).
+  int blockM = 0, blockN = 0, numWarps = 0, stages = 0;
+};
+
+/// The kernels of a module, one per attn.flash in op order, and the IR after
+/// the pipeline.
+struct CompiledModule {
+  std::vector<std::shared_ptr<Kernel>> kernels;
+  std::string loweredIR;
+  /// Remarks of the passes, e.g. why a chain was not fused ("file:line:col:
+  /// remark: ...").
+  std::vector<std::string> remarks;
+  double pipelineMs = 0; ///< parse + passes + emission
+};
+
+Result<CompiledModule> compileSource(Context &context, const std::string &mlir,
+                                     const CompileOptions &options = {},
+                                     const std::string &bufferName = "<source>");
+Result<CompiledModule> compileFile(Context &context, const std::string &path,
+                                   const CompileOptions &options = {});
+
+enum class DataType { F16, BF16, F32, I32, Bool };
+
+/// Builds an attention graph the way a framework exports one (matmul, scale,
+/// masks, softmax, matmul), so that compiling it exercises attn-fuse.
+class Graph {
+public:
+  struct Tensor {
+    int id = -1;
+  };
+
+  struct SdpaOptions {
+    std::optional<float> scale; ///< default 1/sqrt(head dim)
+    bool causal = false;
+    bool bottomRight = false;    ///< align causal/window to the bottom-right
+    int windowLeft = -1, windowRight = -1; ///< -1: unbounded
+    std::optional<Tensor> lengths; ///< [B] i32: key padding
+    std::optional<Tensor> keep;    ///< bool, broadcast to [B, Hq, Sq, Skv]
+    std::optional<Tensor> bias;    ///< float, broadcast likewise
+    /// Body of a score_mod region over %score, %b, %h, %q_idx, %kv_idx,
+    /// ending in `attn.yield %x : f32`, e.g. a softcap:
+    ///   "%c = arith.constant 30.0 : f32\n %d = arith.divf %score, %c : f32\n"
+    ///   "%t = math.tanh %d : f32\n %y = arith.mulf %t, %c : f32\n"
+    ///   "attn.yield %y : f32"
+    std::string scoreMod;
+  };
+
+  Tensor input(const std::string &name, DataType type,
+               std::vector<int64_t> shape);
+  /// Appends softmax(mask(scale * q k^T)) v; checks shapes.
+  Result<Tensor> sdpa(Tensor q, Tensor k, Tensor v, const SdpaOptions &options);
+  void output(Tensor tensor);
+
+  /// The graph as an MLIR function `@graph`, verified.
+  Result<std::string> toMLIR() const;
+
+private:
+  struct Node {
+    std::string name; // SSA name without %
+    DataType type;
+    std::vector<int64_t> shape;
+  };
+  std::vector<Node> nodes_;
+  std::vector<int> inputs_, outputs_;
+  std::string body_;
+  int counter_ = 0;
+};
+
+Result<CompiledModule> compileGraph(Context &context, const Graph &graph,
+                                    const CompileOptions &options = {});
+
+} // namespace attn
+
+#endif // ATTN_ATTN_H

@@ -1,0 +1,31 @@
+// The arguments of attn's kernels: plain C++ shared by the device templates
+// and the host runtime, so both sides agree on the layout.
+#pragma once
+
+namespace attn {
+
+using i64 = long long;
+
+/// Runtime arguments of a forward attention kernel. Strides are in elements;
+/// the last dimension of q, k (of k's rows when k is transposed), v and o is
+/// contiguous. keep and bias strides are 0 along broadcast dimensions.
+struct FlashParams {
+  const void *q, *k, *v;
+  void *o;
+  float *lse;               // [batch, heads_q, seq_q], or null
+  const int *lengths;       // [batch] valid keys per batch, or null
+  const unsigned char *keep; // bool tensor, or null
+  const void *bias;         // additive bias, or null
+  i64 q_strides[3];         // batch, head, row
+  i64 k_strides[3];         // batch, head, row (row = key, or head dim if transposed)
+  i64 v_strides[3];
+  i64 o_strides[3];
+  i64 keep_strides[4];      // batch, head, query, key
+  i64 bias_strides[4];
+  int batch, heads_q, heads_kv, seq_q, seq_kv;
+  int window_left, window_right; // -1: unbounded
+  float scale;              // softmax scale
+  float scale_log2;         // scale * log2(e)
+};
+
+} // namespace attn

@@ -1,0 +1,153 @@
+//===- Compile.cpp - MLIR to kernels for the C++ API ----------------------===//
+
+#include "attn/attn.h"
+#include "attn/API/CompileModule.h"
+
+#include "attn/Dialect/Attn/IR/AttnDialect.h"
+#include "attn/Dialect/Attn/IR/AttnOps.h"
+#include "attn/Target/Cuda/EmitCuda.h"
+#include "attn/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <chrono>
+
+namespace attn {
+
+namespace {
+
+/// Collects diagnostics as "loc: severity: message" lines.
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(mlir::MLIRContext &context)
+      : handler(&context, [this](mlir::Diagnostic &diag) {
+          std::string text;
+          llvm::raw_string_ostream os(text);
+          os << diag.getLocation() << ": ";
+          switch (diag.getSeverity()) {
+          case mlir::DiagnosticSeverity::Error: os << "error: "; break;
+          case mlir::DiagnosticSeverity::Warning: os << "warning: "; break;
+          case mlir::DiagnosticSeverity::Remark: os << "remark: "; break;
+          case mlir::DiagnosticSeverity::Note: os << "note: "; break;
+          }
+          os << diag.str();
+          (diag.getSeverity() == mlir::DiagnosticSeverity::Remark ? remarks
+                                                                  : errors)
+              .push_back(text);
+          return mlir::success();
+        }) {}
+
+  std::string joinedErrors() const {
+    std::string all;
+    for (const std::string &e : errors)
+      all += (all.empty() ? "" : "\n") + e;
+    return all.empty() ? "unknown error" : all;
+  }
+
+  std::vector<std::string> errors, remarks;
+
+private:
+  mlir::ScopedDiagnosticHandler handler;
+};
+
+} // namespace
+
+void registerAttnDialects(mlir::MLIRContext &context) {
+  mlir::DialectRegistry registry;
+  registry.insert<mlir::attn::AttnDialect, mlir::arith::ArithDialect,
+                  mlir::func::FuncDialect, mlir::math::MathDialect,
+                  mlir::tensor::TensorDialect>();
+  context.appendDialectRegistry(registry);
+  context.loadAllAvailableDialects();
+}
+
+Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
+                                     const CompileOptions &options) {
+  auto start = std::chrono::steady_clock::now();
+  DiagnosticCollector diagnostics(*module.getContext());
+  CompiledModule compiled;
+  if (options.runPipeline) {
+    if (!mlir::attn::lookupArch(context.arch()))
+      return Status(StatusCode::Unsupported,
+                    "the cost model knows no arch '" + context.arch() +
+                        "'; use sm_80, sm_86, sm_89 or sm_90a");
+    mlir::PassManager pm(module.getContext());
+    pm.addPass(mlir::createCanonicalizerPass());
+    pm.addPass(mlir::attn::createAttnFusePass());
+    pm.addPass(mlir::createCanonicalizerPass());
+    mlir::attn::AttnSelectConfigPassOptions select;
+    select.arch = context.arch();
+    select.blockM = options.blockM;
+    select.blockN = options.blockN;
+    select.numWarps = options.numWarps;
+    select.stages = options.stages;
+    pm.addPass(mlir::attn::createAttnSelectConfigPass(select));
+    if (mlir::failed(pm.run(module)))
+      return Status(StatusCode::Unsupported, diagnostics.joinedErrors());
+  }
+  compiled.remarks = diagnostics.remarks;
+  llvm::raw_string_ostream irStream(compiled.loweredIR);
+  module.print(irStream);
+
+  std::vector<mlir::attn::FlashOp> flashes;
+  module.walk([&](mlir::attn::FlashOp op) { flashes.push_back(op); });
+  if (flashes.empty()) {
+    std::string why = "the module has no attn.flash to compile";
+    for (const std::string &remark : compiled.remarks)
+      why += "\n" + remark;
+    return Status(StatusCode::Unsupported, why);
+  }
+  for (mlir::attn::FlashOp op : flashes) {
+    mlir::FailureOr<KernelSpec> spec = mlir::attn::emitFlashKernel(op);
+    if (mlir::failed(spec))
+      return Status(StatusCode::Unsupported, diagnostics.joinedErrors());
+    Result<std::shared_ptr<Kernel>> kernel = context.build(*spec);
+    if (!kernel)
+      return kernel.status();
+    compiled.kernels.push_back(*kernel);
+  }
+  compiled.pipelineMs = std::chrono::duration<double, std::milli>(
+                            std::chrono::steady_clock::now() - start)
+                            .count();
+  return compiled;
+}
+
+Result<CompiledModule> compileSource(Context &context, const std::string &text,
+                                     const CompileOptions &options,
+                                     const std::string &bufferName) {
+  mlir::MLIRContext mlirContext;
+  registerAttnDialects(mlirContext);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(text, bufferName), llvm::SMLoc());
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  {
+    DiagnosticCollector diagnostics(mlirContext);
+    module = mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &mlirContext);
+    if (!module)
+      return Status(StatusCode::ParseError, diagnostics.joinedErrors());
+  }
+  return compileModule(context, *module, options);
+}
+
+Result<CompiledModule> compileFile(Context &context, const std::string &path,
+                                   const CompileOptions &options) {
+  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(path);
+  if (!buffer)
+    return Status(StatusCode::IoError,
+                  "cannot read " + path + ": " + buffer.getError().message());
+  return compileSource(context, (*buffer)->getBuffer().str(), options, path);
+}
+
+} // namespace attn

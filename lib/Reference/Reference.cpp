@@ -1,0 +1,631 @@
+//===- Reference.cpp - float64 CPU reference of attn graphs ---------------===//
+
+#include "attn/Reference/Reference.h"
+#include "attn/Dialect/Attn/IR/AttnOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <array>
+#include <atomic>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <thread>
+
+using namespace mlir;
+using namespace mlir::attn;
+using namespace mlir::attn::reference;
+
+HostTensor::HostTensor(std::vector<int64_t> shape, double fill)
+    : shape(std::move(shape)) {
+  data.assign(numElements(), fill);
+}
+
+int64_t HostTensor::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+double reference::relativeError(const HostTensor &a, const HostTensor &b,
+                                int64_t *compared) {
+  double diff = 0, norm = 0;
+  int64_t count = 0;
+  for (size_t i = 0; i < b.data.size() && i < a.data.size(); ++i) {
+    if (std::isnan(b.data[i]))
+      continue;
+    if (!std::isfinite(a.data[i]) && a.data[i] != b.data[i])
+      return std::numeric_limits<double>::infinity();
+    if (std::isinf(b.data[i]))
+      continue; // equal infinities (e.g. -inf logsumexp of empty rows)
+    double d = a.data[i] - b.data[i];
+    diff += d * d;
+    norm += b.data[i] * b.data[i];
+    ++count;
+  }
+  if (compared)
+    *compared = count;
+  if (norm == 0)
+    return std::sqrt(diff);
+  return std::sqrt(diff / norm);
+}
+
+namespace {
+
+constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+
+struct Matrix {
+  int64_t rows = 0, cols = 0;
+  std::vector<double> v;
+  Matrix(int64_t rows, int64_t cols, double fill = 0.0)
+      : rows(rows), cols(cols), v(rows * cols, fill) {}
+  double &at(int64_t i, int64_t j) { return v[i * cols + j]; }
+  double at(int64_t i, int64_t j) const { return v[i * cols + j]; }
+  /// Element (i, j), broadcasting a dimension of size 1.
+  double bcast(int64_t i, int64_t j) const {
+    return at(rows == 1 ? 0 : i, cols == 1 ? 0 : j);
+  }
+};
+
+/// A rank-4 tensor computed one (batch, head) slice at a time.
+struct Tensor4 {
+  std::array<int64_t, 4> shape;
+  std::function<Matrix(int64_t, int64_t)> slice;
+  /// The slice for (b, h), broadcasting dimensions of size 1.
+  Matrix at(int64_t b, int64_t h) const {
+    return slice(shape[0] == 1 ? 0 : b, shape[1] == 1 ? 0 : h);
+  }
+};
+
+/// Scalars of a score_mod region: floats as double, integers as int64.
+struct Scalar {
+  double f = 0;
+  int64_t i = 0;
+};
+
+/// Runs a score_mod region on one score.
+class RegionInterpreter {
+public:
+  static LogicalResult check(Region &region) {
+    for (Operation &op : region.front()) {
+      if (!isa<arith::ConstantOp, arith::AddFOp, arith::SubFOp, arith::MulFOp,
+               arith::DivFOp, arith::RemFOp, arith::NegFOp, arith::MaximumFOp,
+               arith::MaxNumFOp, arith::MinimumFOp, arith::MinNumFOp,
+               arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::DivSIOp,
+               arith::RemSIOp, arith::AndIOp, arith::OrIOp, arith::XOrIOp,
+               arith::MaxSIOp, arith::MinSIOp, arith::CmpFOp, arith::CmpIOp,
+               arith::SelectOp, arith::IndexCastOp, arith::SIToFPOp,
+               arith::FPToSIOp, arith::ExtSIOp, arith::TruncIOp, math::TanhOp,
+               math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op,
+               math::SqrtOp, math::RsqrtOp, math::AbsFOp, math::ErfOp,
+               math::SinOp, math::CosOp, math::PowFOp, math::FmaOp,
+               math::FloorOp, math::CeilOp, YieldOp>(op))
+        return op.emitOpError() << "is not supported by the CPU reference";
+      for (Value operand : op.getOperands())
+        if (operand.getParentRegion() != &region &&
+            !operand.getDefiningOp<arith::ConstantOp>())
+          return op.emitOpError()
+                 << "uses a value from outside the region that is not a "
+                    "constant";
+    }
+    return success();
+  }
+
+  static double run(Region &region, double score, int64_t b, int64_t h,
+                    int64_t q, int64_t k) {
+    llvm::DenseMap<Value, Scalar> env;
+    Block &block = region.front();
+    env[block.getArgument(0)].f = score;
+    env[block.getArgument(1)].i = b;
+    env[block.getArgument(2)].i = h;
+    env[block.getArgument(3)].i = q;
+    env[block.getArgument(4)].i = k;
+    auto get = [&](Value v) -> Scalar {
+      auto it = env.find(v);
+      if (it != env.end())
+        return it->second;
+      return constant(v.getDefiningOp<arith::ConstantOp>());
+    };
+    for (Operation &op : block) {
+      if (auto yield = dyn_cast<YieldOp>(op))
+        return get(yield.getValues().front()).f;
+      SmallVector<Scalar> in;
+      for (Value operand : op.getOperands())
+        in.push_back(get(operand));
+      env[op.getResult(0)] = apply(op, in);
+    }
+    return score;
+  }
+
+private:
+  static Scalar constant(arith::ConstantOp op) {
+    Scalar s;
+    if (auto f = dyn_cast<FloatAttr>(op.getValue()))
+      s.f = f.getValueAsDouble();
+    else if (auto i = dyn_cast<IntegerAttr>(op.getValue()))
+      s.i = i.getValue().getSExtValue();
+    return s;
+  }
+
+  static Scalar apply(Operation &op, ArrayRef<Scalar> in) {
+    Scalar r;
+    auto f = [&](double value) {
+      r.f = value;
+      return r;
+    };
+    auto i = [&](int64_t value) {
+      r.i = value;
+      return r;
+    };
+    if (isa<arith::ConstantOp>(op))
+      return constant(cast<arith::ConstantOp>(op));
+    return llvm::TypeSwitch<Operation *, Scalar>(&op)
+        .Case([&](arith::AddFOp) { return f(in[0].f + in[1].f); })
+        .Case([&](arith::SubFOp) { return f(in[0].f - in[1].f); })
+        .Case([&](arith::MulFOp) { return f(in[0].f * in[1].f); })
+        .Case([&](arith::DivFOp) { return f(in[0].f / in[1].f); })
+        .Case([&](arith::RemFOp) { return f(std::fmod(in[0].f, in[1].f)); })
+        .Case([&](arith::NegFOp) { return f(-in[0].f); })
+        .Case<arith::MaximumFOp, arith::MaxNumFOp>(
+            [&](Operation *) { return f(std::fmax(in[0].f, in[1].f)); })
+        .Case<arith::MinimumFOp, arith::MinNumFOp>(
+            [&](Operation *) { return f(std::fmin(in[0].f, in[1].f)); })
+        .Case([&](arith::AddIOp) { return i(in[0].i + in[1].i); })
+        .Case([&](arith::SubIOp) { return i(in[0].i - in[1].i); })
+        .Case([&](arith::MulIOp) { return i(in[0].i * in[1].i); })
+        .Case([&](arith::DivSIOp) { return i(in[1].i ? in[0].i / in[1].i : 0); })
+        .Case([&](arith::RemSIOp) { return i(in[1].i ? in[0].i % in[1].i : 0); })
+        .Case([&](arith::AndIOp) { return i(in[0].i & in[1].i); })
+        .Case([&](arith::OrIOp) { return i(in[0].i | in[1].i); })
+        .Case([&](arith::XOrIOp) { return i(in[0].i ^ in[1].i); })
+        .Case([&](arith::MaxSIOp) { return i(std::max(in[0].i, in[1].i)); })
+        .Case([&](arith::MinSIOp) { return i(std::min(in[0].i, in[1].i)); })
+        .Case([&](arith::CmpFOp cmp) {
+          double a = in[0].f, b = in[1].f;
+          bool unordered = std::isnan(a) || std::isnan(b);
+          using P = arith::CmpFPredicate;
+          switch (cmp.getPredicate()) {
+          case P::OEQ: return i(!unordered && a == b);
+          case P::ONE: return i(!unordered && a != b);
+          case P::OLT: return i(!unordered && a < b);
+          case P::OLE: return i(!unordered && a <= b);
+          case P::OGT: return i(!unordered && a > b);
+          case P::OGE: return i(!unordered && a >= b);
+          case P::UEQ: return i(unordered || a == b);
+          case P::UNE: return i(unordered || a != b);
+          case P::ULT: return i(unordered || a < b);
+          case P::ULE: return i(unordered || a <= b);
+          case P::UGT: return i(unordered || a > b);
+          case P::UGE: return i(unordered || a >= b);
+          case P::ORD: return i(!unordered);
+          case P::UNO: return i(unordered);
+          case P::AlwaysTrue: return i(1);
+          case P::AlwaysFalse: return i(0);
+          }
+          return i(0);
+        })
+        .Case([&](arith::CmpIOp cmp) {
+          int64_t a = in[0].i, b = in[1].i;
+          using P = arith::CmpIPredicate;
+          switch (cmp.getPredicate()) {
+          case P::eq: return i(a == b);
+          case P::ne: return i(a != b);
+          case P::slt: return i(a < b);
+          case P::sle: return i(a <= b);
+          case P::sgt: return i(a > b);
+          case P::sge: return i(a >= b);
+          case P::ult: return i(uint64_t(a) < uint64_t(b));
+          case P::ule: return i(uint64_t(a) <= uint64_t(b));
+          case P::ugt: return i(uint64_t(a) > uint64_t(b));
+          case P::uge: return i(uint64_t(a) >= uint64_t(b));
+          }
+          return i(0);
+        })
+        .Case([&](arith::SelectOp) { return in[0].i ? in[1] : in[2]; })
+        .Case<arith::IndexCastOp, arith::ExtSIOp, arith::TruncIOp>(
+            [&](Operation *) { return in[0]; })
+        .Case([&](arith::SIToFPOp) { return f(double(in[0].i)); })
+        .Case([&](arith::FPToSIOp) { return i(int64_t(in[0].f)); })
+        .Case([&](math::TanhOp) { return f(std::tanh(in[0].f)); })
+        .Case([&](math::ExpOp) { return f(std::exp(in[0].f)); })
+        .Case([&](math::Exp2Op) { return f(std::exp2(in[0].f)); })
+        .Case([&](math::LogOp) { return f(std::log(in[0].f)); })
+        .Case([&](math::Log2Op) { return f(std::log2(in[0].f)); })
+        .Case([&](math::SqrtOp) { return f(std::sqrt(in[0].f)); })
+        .Case([&](math::RsqrtOp) { return f(1.0 / std::sqrt(in[0].f)); })
+        .Case([&](math::AbsFOp) { return f(std::fabs(in[0].f)); })
+        .Case([&](math::ErfOp) { return f(std::erf(in[0].f)); })
+        .Case([&](math::SinOp) { return f(std::sin(in[0].f)); })
+        .Case([&](math::CosOp) { return f(std::cos(in[0].f)); })
+        .Case([&](math::PowFOp) { return f(std::pow(in[0].f, in[1].f)); })
+        .Case([&](math::FmaOp) { return f(in[0].f * in[1].f + in[2].f); })
+        .Case([&](math::FloorOp) { return f(std::floor(in[0].f)); })
+        .Case([&](math::CeilOp) { return f(std::ceil(in[0].f)); })
+        .Default([&](Operation *) { return r; });
+  }
+};
+
+/// Softmax along the rows (dim 3) or the columns (dim 2) of a slice; a line
+/// that is all -inf becomes zeros. Writes the natural-log logsumexp of each
+/// row to `lse` when given.
+void softmaxInPlace(Matrix &m, bool rows, std::vector<double> *lse = nullptr) {
+  int64_t lines = rows ? m.rows : m.cols, length = rows ? m.cols : m.rows;
+  for (int64_t a = 0; a < lines; ++a) {
+    auto at = [&](int64_t b) -> double & { return rows ? m.at(a, b) : m.at(b, a); };
+    double mx = kNegInf;
+    for (int64_t b = 0; b < length; ++b)
+      mx = std::max(mx, at(b));
+    if (mx == kNegInf) {
+      for (int64_t b = 0; b < length; ++b)
+        at(b) = 0;
+      if (lse)
+        lse->push_back(kNegInf);
+      continue;
+    }
+    double sum = 0;
+    for (int64_t b = 0; b < length; ++b)
+      sum += (at(b) = std::exp(at(b) - mx));
+    for (int64_t b = 0; b < length; ++b)
+      at(b) /= sum;
+    if (lse)
+      lse->push_back(mx + std::log(sum));
+  }
+}
+
+Matrix multiply(const Matrix &a, bool ta, const Matrix &b, bool tb) {
+  int64_t m = ta ? a.cols : a.rows, kdim = ta ? a.rows : a.cols;
+  int64_t n = tb ? b.rows : b.cols;
+  Matrix c(m, n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t kk = 0; kk < kdim; ++kk) {
+      double x = ta ? a.at(kk, i) : a.at(i, kk);
+      if (x == 0)
+        continue;
+      for (int64_t j = 0; j < n; ++j)
+        c.v[i * n + j] += x * (tb ? b.at(j, kk) : b.at(kk, j));
+    }
+  return c;
+}
+
+/// What a mask keeps and adds, shared by attn.mask and attn.flash.
+struct MaskEval {
+  MaskAttr kind;
+  const HostTensor *lengths = nullptr;
+  const Tensor4 *keep = nullptr, *bias = nullptr;
+
+  void apply(Matrix &s, int64_t b, int64_t h) const {
+    int64_t sq = s.rows, skv = s.cols;
+    int64_t offset = kind.getBottomRight() ? skv - sq : 0;
+    std::optional<Matrix> keepSlice, biasSlice;
+    if (keep)
+      keepSlice = keep->at(b, h);
+    if (bias)
+      biasSlice = bias->at(b, h);
+    int64_t length =
+        lengths ? static_cast<int64_t>(lengths->data[b]) : skv;
+    for (int64_t i = 0; i < sq; ++i)
+      for (int64_t j = 0; j < skv; ++j) {
+        double &x = s.at(i, j);
+        if (biasSlice)
+          x += biasSlice->bcast(i, j);
+        int64_t diag = i + offset;
+        bool ok = j < length;
+        if (kind.getCausal())
+          ok = ok && j <= diag;
+        if (kind.getWindowLeft() >= 0)
+          ok = ok && j >= diag - kind.getWindowLeft();
+        if (kind.getWindowRight() >= 0)
+          ok = ok && j <= diag + kind.getWindowRight();
+        if (keepSlice)
+          ok = ok && keepSlice->bcast(i, j) != 0;
+        if (!ok)
+          x = kNegInf;
+      }
+  }
+};
+
+class Evaluator {
+public:
+  LogicalResult run(func::FuncOp func, ArrayRef<HostTensor> inputs) {
+    Block &body = func.getBody().front();
+    if (inputs.size() != body.getNumArguments())
+      return func.emitError() << "the reference got " << inputs.size()
+                              << " inputs for " << body.getNumArguments()
+                              << " arguments";
+    for (auto [arg, input] : llvm::zip(body.getArguments(), inputs))
+      if (failed(bindInput(arg, input)))
+        return failure();
+    for (Operation &op : body) {
+      if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+        results.assign(ret.getOperands().begin(), ret.getOperands().end());
+        return success();
+      }
+      if (failed(evaluate(op)))
+        return failure();
+    }
+    return func.emitError() << "the function has no return";
+  }
+
+  SmallVector<Value> results;
+  llvm::DenseMap<Value, Tensor4> tensors;
+  llvm::DenseMap<Value, HostTensor> plain;
+
+private:
+  LogicalResult bindInput(Value arg, const HostTensor &input) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (!type)
+      return emitError(arg.getLoc()) << "the reference takes tensor arguments";
+    if (type.getRank() != 4) {
+      plain[arg] = input;
+      return success();
+    }
+    const HostTensor *data = &input;
+    Tensor4 t;
+    std::copy(input.shape.begin(), input.shape.end(), t.shape.begin());
+    t.slice = [data, shape = t.shape](int64_t b, int64_t h) {
+      Matrix m(shape[2], shape[3]);
+      const double *src =
+          data->data.data() + ((b * shape[1] + h) * shape[2]) * shape[3];
+      std::copy(src, src + m.v.size(), m.v.begin());
+      return m;
+    };
+    tensors[arg] = t;
+    return success();
+  }
+
+  FailureOr<Tensor4> tensor(Operation *op, Value value) {
+    auto it = tensors.find(value);
+    if (it == tensors.end())
+      return op->emitOpError()
+             << "has an operand the reference holds no rank-4 value for";
+    return it->second;
+  }
+
+  /// Rank-4 shape of a value's type (dynamic dims taken from `like`).
+  static std::array<int64_t, 4> shapeOf(Value value) {
+    auto type = cast<RankedTensorType>(value.getType());
+    return {type.getDimSize(0), type.getDimSize(1), type.getDimSize(2),
+            type.getDimSize(3)};
+  }
+
+  LogicalResult evaluate(Operation &op) {
+    return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+        .Case([&](MatmulOp m) -> LogicalResult {
+          if (m.getLhs().getType().getRank() != 4)
+            return m.emitOpError()
+                   << "the reference evaluates rank-4 matmuls only";
+          FailureOr<Tensor4> lhs = tensor(m, m.getLhs()),
+                             rhs = tensor(m, m.getRhs());
+          if (failed(lhs) || failed(rhs))
+            return failure();
+          bool ta = m.getTransposeLhs(), tb = m.getTransposeRhs();
+          Tensor4 out;
+          out.shape = {lhs->shape[0], lhs->shape[1], ta ? lhs->shape[3] : lhs->shape[2],
+                       tb ? rhs->shape[2] : rhs->shape[3]};
+          int64_t group = lhs->shape[1] / rhs->shape[1];
+          Tensor4 l = *lhs, r = *rhs;
+          out.slice = [l, r, ta, tb, group](int64_t b, int64_t h) {
+            return multiply(l.at(b, h), ta, r.at(b, h / group), tb);
+          };
+          tensors[m.getResult()] = out;
+          return success();
+        })
+        .Case([&](ScaleOp s) -> LogicalResult {
+          FailureOr<Tensor4> in = tensor(s, s.getInput());
+          if (failed(in))
+            return failure();
+          double factor = s.getFactor().convertToDouble();
+          Tensor4 out = *in, src = *in;
+          out.slice = [src, factor](int64_t b, int64_t h) {
+            Matrix m = src.slice(b, h);
+            for (double &x : m.v)
+              x *= factor;
+            return m;
+          };
+          tensors[s.getResult()] = out;
+          return success();
+        })
+        .Case([&](MaskOp mask) -> LogicalResult {
+          FailureOr<Tensor4> in = tensor(mask, mask.getInput());
+          if (failed(in))
+            return failure();
+          FailureOr<MaskEval> eval =
+              maskEval(mask, mask.getKind(), mask.getLengths(), mask.getKeep(),
+                       mask.getBias());
+          if (failed(eval))
+            return failure();
+          Tensor4 out = *in, src = *in;
+          MaskEval e = *eval;
+          out.slice = [src, e](int64_t b, int64_t h) {
+            Matrix m = src.slice(b, h);
+            e.apply(m, b, h);
+            return m;
+          };
+          tensors[mask.getResult()] = out;
+          return success();
+        })
+        .Case([&](ScoreModOp mod) -> LogicalResult {
+          FailureOr<Tensor4> in = tensor(mod, mod.getInput());
+          if (failed(in) || failed(RegionInterpreter::check(mod.getBody())))
+            return failure();
+          Tensor4 out = *in, src = *in;
+          Region *region = &mod.getBody();
+          out.slice = [src, region](int64_t b, int64_t h) {
+            Matrix m = src.slice(b, h);
+            for (int64_t i = 0; i < m.rows; ++i)
+              for (int64_t j = 0; j < m.cols; ++j)
+                m.at(i, j) = RegionInterpreter::run(*region, m.at(i, j), b, h, i, j);
+            return m;
+          };
+          tensors[mod.getResult()] = out;
+          return success();
+        })
+        .Case([&](SoftmaxOp s) -> LogicalResult {
+          FailureOr<Tensor4> in = tensor(s, s.getInput());
+          if (failed(in))
+            return failure();
+          if (s.getDim() < 2)
+            return s.emitOpError()
+                   << "the reference computes softmax over dims 2 and 3 only";
+          Tensor4 out = *in, src = *in;
+          bool rows = s.getDim() == 3;
+          out.slice = [src, rows](int64_t b, int64_t h) {
+            Matrix m = src.slice(b, h);
+            softmaxInPlace(m, rows);
+            return m;
+          };
+          tensors[s.getResult()] = out;
+          return success();
+        })
+        .Case<arith::ExtFOp, arith::TruncFOp>([&](Operation *cast) -> LogicalResult {
+          // The reference keeps every value in double: casts are exact.
+          FailureOr<Tensor4> in = tensor(cast, cast->getOperand(0));
+          if (failed(in))
+            return failure();
+          tensors[cast->getResult(0)] = *in;
+          return success();
+        })
+        .Case([&](FlashOp flash) { return evaluateFlash(flash); })
+        .Default([&](Operation *other) {
+          return other->emitOpError() << "is not supported by the CPU reference";
+        });
+  }
+
+  FailureOr<MaskEval> maskEval(Operation *op, MaskAttr kind, Value lengths,
+                               Value keep, Value bias) {
+    MaskEval e;
+    e.kind = kind;
+    if (lengths) {
+      auto it = plain.find(lengths);
+      if (it == plain.end())
+        return op->emitOpError() << "'lengths' must be a function argument for "
+                                    "the reference";
+      e.lengths = &it->second;
+    }
+    for (auto [operand, slot] : {std::pair<Value, const Tensor4 **>{keep, &e.keep},
+                                 {bias, &e.bias}}) {
+      if (!operand)
+        continue;
+      auto it = tensors.find(operand);
+      if (it == tensors.end())
+        return op->emitOpError() << "has a mask operand the reference holds "
+                                    "no rank-4 value for";
+      *slot = &it->second;
+    }
+    return e;
+  }
+
+  LogicalResult evaluateFlash(FlashOp flash) {
+    FailureOr<Tensor4> q = tensor(flash, flash.getQ()), k = tensor(flash, flash.getK()),
+                       v = tensor(flash, flash.getV());
+    if (failed(q) || failed(k) || failed(v))
+      return failure();
+    if (flash.hasScoreMod() &&
+        failed(RegionInterpreter::check(flash.getScoreMod())))
+      return failure();
+    FailureOr<MaskEval> eval =
+        maskEval(flash, flash.getMaskOrEmpty(), flash.getLengths(),
+                 flash.getKeep(), flash.getBias());
+    if (failed(eval))
+      return failure();
+    double scale = flash.getScale().convertToDouble();
+    bool transposeK = flash.getTransposeK();
+    int64_t group = q->shape[1] / k->shape[1];
+    Region *mod = flash.hasScoreMod() ? &flash.getScoreMod() : nullptr;
+    Tensor4 qq = *q, kk = *k, vv = *v;
+    MaskEval e = *eval;
+    // Probabilities and logsumexp of one slice.
+    auto probabilities = [=](int64_t b, int64_t h, std::vector<double> *lse) {
+      Matrix s = multiply(qq.at(b, h), false, kk.at(b, h / group), !transposeK);
+      for (int64_t i = 0; i < s.rows; ++i)
+        for (int64_t j = 0; j < s.cols; ++j) {
+          double x = s.at(i, j) * scale;
+          if (mod)
+            x = RegionInterpreter::run(*mod, x, b, h, i, j);
+          s.at(i, j) = x;
+        }
+      e.apply(s, b, h);
+      softmaxInPlace(s, true, lse);
+      return s;
+    };
+    Tensor4 out;
+    out.shape = shapeOf(flash.getOutput());
+    out.shape[0] = q->shape[0];
+    out.shape[2] = q->shape[2];
+    out.slice = [=](int64_t b, int64_t h) {
+      return multiply(probabilities(b, h, nullptr), false, vv.at(b, h / group),
+                      false);
+    };
+    tensors[flash.getOutput()] = out;
+    if (Value lse = flash.getLse()) {
+      Tensor4 l;
+      l.shape = {q->shape[0], q->shape[1], q->shape[2], 1};
+      l.slice = [=](int64_t b, int64_t h) {
+        std::vector<double> values;
+        probabilities(b, h, &values);
+        Matrix m(values.size(), 1);
+        m.v = values;
+        return m;
+      };
+      tensors[lse] = l;
+    }
+    return success();
+  }
+};
+
+} // namespace
+
+FailureOr<std::vector<HostTensor>>
+reference::evaluate(func::FuncOp func, ArrayRef<HostTensor> inputs,
+                    const Options &options) {
+  Evaluator evaluator;
+  if (failed(evaluator.run(func, inputs)))
+    return failure();
+  std::vector<HostTensor> outputs;
+  for (Value result : evaluator.results) {
+    auto it = evaluator.tensors.find(result);
+    if (it == evaluator.tensors.end()) {
+      auto plain = evaluator.plain.find(result);
+      if (plain == evaluator.plain.end())
+        return func.emitError() << "the reference cannot return a result that "
+                                   "is not a rank-4 tensor or an argument";
+      outputs.push_back(plain->second);
+      continue;
+    }
+    const Tensor4 &t = it->second;
+    auto type = cast<RankedTensorType>(result.getType());
+    std::vector<int64_t> shape(t.shape.begin(), t.shape.end());
+    if (type.getRank() == 3)
+      shape.pop_back(); // logsumexp [B, H, Sq]
+    HostTensor out(shape, std::numeric_limits<double>::quiet_NaN());
+    std::vector<std::pair<int64_t, int64_t>> slices = options.slices;
+    if (slices.empty())
+      for (int64_t b = 0; b < t.shape[0]; ++b)
+        for (int64_t h = 0; h < t.shape[1]; ++h)
+          slices.emplace_back(b, h);
+    unsigned threads = options.threads ? options.threads
+                                       : std::max(1u, std::thread::hardware_concurrency());
+    std::atomic<size_t> next{0};
+    auto worker = [&] {
+      for (size_t i = next++; i < slices.size(); i = next++) {
+        auto [b, h] = slices[i];
+        Matrix m = t.slice(b, h);
+        double *dst =
+            out.data.data() + ((b * t.shape[1] + h) * t.shape[2]) * t.shape[3];
+        std::copy(m.v.begin(), m.v.end(), dst);
+      }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned i = 1; i < threads; ++i)
+      pool.emplace_back(worker);
+    worker();
+    for (std::thread &th : pool)
+      th.join();
+    outputs.push_back(std::move(out));
+  }
+  return outputs;
+}

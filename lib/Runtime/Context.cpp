@@ -1,0 +1,268 @@
+//===- Context.cpp - The JIT: build and launch kernels --------------------===//
+
+#include "attn/Runtime/Context.h"
+#include "attn/Runtime/Nvrtc.h"
+#include "attn/Runtime/Templates.h"
+
+#include "attn/params.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace attn {
+
+TensorArg TensorArg::contiguous(const void *data, const int64_t shape[4]) {
+  TensorArg t;
+  t.data = data;
+  t.strides[3] = 1;
+  for (int d = 2; d >= 0; --d)
+    t.strides[d] = t.strides[d + 1] * shape[d + 1];
+  return t;
+}
+
+const std::string &templatesDigest() {
+  static const std::string digest = [] {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (const EmbeddedTemplate &t : embeddedTemplates())
+      h = hashBytes(std::string(t.name) + '\0' + t.source, h);
+    return std::to_string(h);
+  }();
+  return digest;
+}
+
+Result<DeviceInfo> Context::device() {
+  Result<Driver *> driver = Driver::get();
+  if (!driver)
+    return driver.status();
+  return (*driver)->device();
+}
+
+Result<std::unique_ptr<Context>> Context::create(const Options &options) {
+  std::unique_ptr<Context> context(new Context());
+  context->arch_ = options.arch;
+  if (context->arch_.empty()) {
+    Result<DeviceInfo> info = device();
+    context->arch_ = info ? info->arch() : "sm_90a";
+  }
+  if (context->arch_.rfind("sm_", 0) != 0)
+    return Status(StatusCode::InvalidArgument,
+                  "arch '" + context->arch_ + "' is not of the form sm_XY");
+  std::string directory;
+  if (options.diskCache)
+    directory = options.cacheDirectory.empty() ? Cache::defaultDirectory()
+                                               : options.cacheDirectory;
+  context->cache_ = std::make_unique<Cache>(directory);
+  return context;
+}
+
+/// Writes the source (and log) of a kernel under $ATTN_DUMP_DIR, if set.
+static void dumpIfAsked(const KernelSpec &spec, const NvrtcOutput *output) {
+  const char *dir = std::getenv("ATTN_DUMP_DIR");
+  if (!dir)
+    return;
+  std::ofstream(std::string(dir) + "/" + spec.name + ".cu") << spec.source;
+  if (output) {
+    std::ofstream(std::string(dir) + "/" + spec.name + ".log") << output->log;
+    if (!output->ptx.empty())
+      std::ofstream(std::string(dir) + "/" + spec.name + ".ptx") << output->ptx;
+  }
+}
+
+Result<std::shared_ptr<Kernel>> Context::build(const KernelSpec &spec) {
+  auto start = std::chrono::steady_clock::now();
+  Result<Nvrtc *> nvrtc = Nvrtc::get();
+  if (!nvrtc)
+    return nvrtc.status();
+  std::string options;
+  for (const std::string &option : Nvrtc::compileOptions(arch_))
+    options += option + " ";
+  std::string key = makeCacheKey(
+      spec.name + "_" + arch_,
+      {spec.source, options, arch_, (*nvrtc)->version(), templatesDigest()});
+
+  std::shared_ptr<Kernel> kernel(new Kernel());
+  kernel->spec_ = spec;
+  kernel->arch_ = arch_;
+  kernel->cacheKey_ = key;
+  dumpIfAsked(spec, nullptr);
+  auto compile = [&]() -> Result<CacheEntry> {
+    Result<NvrtcOutput> out =
+        (*nvrtc)->compile(spec.source, spec.name + ".cu", spec.name, arch_);
+    if (!out)
+      return out.status();
+    dumpIfAsked(spec, &*out);
+    CacheEntry entry;
+    entry.cubin = std::move(out->cubin);
+    entry.log = std::move(out->log);
+    entry.ptxas = out->ptxas;
+    return entry;
+  };
+  Result<std::shared_ptr<const CacheEntry>> entry =
+      cache_->getOrCompile(key, compile, kernel->outcome_);
+  if (!entry)
+    return entry.status();
+  kernel->entry_ = *entry;
+  kernel->buildMs_ = std::chrono::duration<double, std::milli>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+  return kernel;
+}
+
+Kernel::Grid Kernel::grid(int batch, int seqQ) const {
+  Grid g;
+  g.x = static_cast<unsigned>((seqQ + spec_.blockM - 1) / spec_.blockM);
+  g.y = static_cast<unsigned>(spec_.headsQ);
+  g.z = static_cast<unsigned>(batch);
+  return g;
+}
+
+Result<void *> Kernel::function() {
+  std::lock_guard<std::mutex> lock(loadMutex_);
+  if (function_)
+    return function_;
+  Result<Driver *> driver = Driver::get();
+  if (!driver)
+    return driver.status();
+  const DeviceInfo &device = (*driver)->device();
+  if (device.arch() != arch_)
+    return Status(StatusCode::InvalidArgument,
+                  "kernel " + spec_.name + " was compiled for " + arch_ +
+                      " but the GPU (" + device.name + ") is " + device.arch());
+  if (spec_.sharedBytes > device.maxSharedPerBlockOptin)
+    return Status(StatusCode::Unsupported,
+                  "kernel " + spec_.name + " needs " +
+                      std::to_string(spec_.sharedBytes) +
+                      " bytes of shared memory; " + device.name + " allows " +
+                      std::to_string(device.maxSharedPerBlockOptin));
+  Result<void *> module = (*driver)->loadModule(entry_->cubin);
+  if (!module)
+    return module.status();
+  Result<void *> fn = (*driver)->getFunction(*module, spec_.name);
+  if (!fn)
+    return fn.status();
+  Status s = (*driver)->setDynamicShared(*fn, spec_.sharedBytes);
+  if (!s)
+    return s;
+  function_ = *fn;
+  return function_;
+}
+
+Result<int> Kernel::occupancy() {
+  Result<void *> fn = function();
+  if (!fn)
+    return fn.status();
+  return (*Driver::get())->occupancy(*fn, spec_.threads, spec_.sharedBytes);
+}
+
+namespace {
+
+Status invalid(const std::string &message) {
+  return Status(StatusCode::InvalidArgument, message);
+}
+
+/// A 16-bit tensor read with 16-byte copies: 16-byte aligned base, unit
+/// stride in the contiguous dimension, other strides multiples of 8.
+Status checkTensor(const char *name, const TensorArg &t, int contiguousDim) {
+  if (!t.data)
+    return invalid(std::string("'") + name + "' is a null pointer");
+  if (reinterpret_cast<uintptr_t>(t.data) % 16)
+    return invalid(std::string("'") + name +
+                   "' must be 16-byte aligned for vector loads");
+  if (t.strides[contiguousDim] != 1)
+    return invalid(std::string("'") + name + "' must be contiguous in dimension " +
+                   std::to_string(contiguousDim) + " (stride " +
+                   std::to_string(t.strides[contiguousDim]) + ")");
+  for (int d = 0; d < 4; ++d)
+    if (d != contiguousDim && t.strides[d] % 8)
+      return invalid(std::string("'") + name + "' stride of dimension " +
+                     std::to_string(d) + " is " + std::to_string(t.strides[d]) +
+                     "; it must be a multiple of 8 elements");
+  return Status::ok();
+}
+
+} // namespace
+
+Status Kernel::validate(const FlashArgs &a) const {
+  if (a.batch <= 0 || a.seqQ <= 0 || a.seqKV <= 0)
+    return invalid("batch, seqQ and seqKV must be positive, got " +
+                   std::to_string(a.batch) + ", " + std::to_string(a.seqQ) +
+                   ", " + std::to_string(a.seqKV));
+  auto mismatch = [&](const char *what, int64_t fixed, int64_t given) {
+    return invalid(std::string("kernel ") + spec_.name + " was specialized for " +
+                   what + " " + std::to_string(fixed) + " but the launch has " +
+                   std::to_string(given));
+  };
+  if (spec_.batch >= 0 && spec_.batch != a.batch)
+    return mismatch("batch", spec_.batch, a.batch);
+  if (spec_.seqQ >= 0 && spec_.seqQ != a.seqQ)
+    return mismatch("seqQ", spec_.seqQ, a.seqQ);
+  if (spec_.seqKV >= 0 && spec_.seqKV != a.seqKV)
+    return mismatch("seqKV", spec_.seqKV, a.seqKV);
+  if (Status s = checkTensor("q", a.q, 3); !s)
+    return s;
+  if (Status s = checkTensor("k", a.k, spec_.transposeK ? 2 : 3); !s)
+    return s;
+  if (Status s = checkTensor("v", a.v, 3); !s)
+    return s;
+  if (Status s = checkTensor("o", a.o, 3); !s)
+    return s;
+  if (spec_.writesLse && !a.lse)
+    return invalid("the kernel writes logsumexp but 'lse' is null");
+  if (spec_.keyPadding && !a.lengths)
+    return invalid("the mask has key_padding but 'lengths' is null");
+  if (spec_.keep && !a.keep.data)
+    return invalid("the mask has keep but 'keep' is null");
+  if (spec_.bias && !a.bias.data)
+    return invalid("the mask has bias but 'bias' is null");
+  return Status::ok();
+}
+
+Status Kernel::launch(const FlashArgs &a, Stream stream) {
+  if (Status s = validate(a); !s)
+    return s;
+  Result<void *> fn = function();
+  if (!fn)
+    return fn.status();
+
+  FlashParams p = {};
+  p.q = a.q.data;
+  p.k = a.k.data;
+  p.v = a.v.data;
+  p.o = const_cast<void *>(a.o.data);
+  p.lse = a.lse;
+  p.lengths = a.lengths;
+  p.keep = static_cast<const unsigned char *>(a.keep.data);
+  p.bias = a.bias.data;
+  // The kernel reads rows along dimension 2: keys, or the head dim of a
+  // transposed k ([B, H, D, S]).
+  for (int d = 0; d < 3; ++d) {
+    p.q_strides[d] = a.q.strides[d];
+    p.k_strides[d] = a.k.strides[d];
+    p.v_strides[d] = a.v.strides[d];
+    p.o_strides[d] = a.o.strides[d];
+  }
+  for (int d = 0; d < 4; ++d) {
+    p.keep_strides[d] = a.keep.strides[d];
+    p.bias_strides[d] = a.bias.strides[d];
+  }
+  p.batch = a.batch;
+  p.heads_q = spec_.headsQ;
+  p.heads_kv = spec_.headsKV;
+  p.seq_q = a.seqQ;
+  p.seq_kv = a.seqKV;
+  p.window_left = spec_.windowLeft;
+  p.window_right = spec_.windowRight;
+  p.scale = spec_.scale;
+  p.scale_log2 = spec_.scale * 1.4426950408889634f;
+
+  Grid g = grid(a.batch, a.seqQ);
+  void *args[] = {&p};
+  return (*Driver::get())
+      ->launch(*fn, g.x, g.y, g.z, spec_.threads, spec_.sharedBytes, stream,
+               args);
+}
+
+} // namespace attn

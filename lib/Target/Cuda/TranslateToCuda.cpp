@@ -1,0 +1,42 @@
+//===- TranslateToCuda.cpp - The --attn-to-cuda translation ---------------===//
+
+#include "attn/Dialect/Attn/IR/AttnDialect.h"
+#include "attn/Target/Cuda/EmitCuda.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+
+using namespace mlir;
+
+void mlir::attn::registerToCudaTranslation() {
+  TranslateFromMLIRRegistration registration(
+      "attn-to-cuda",
+      "Emit one CUDA C++ translation unit per configured attn.flash "
+      "(separated by '// -----' lines)",
+      [](Operation *module, raw_ostream &os) -> LogicalResult {
+        bool first = true, any = false;
+        WalkResult result = module->walk([&](FlashOp op) {
+          FailureOr<::attn::KernelSpec> spec = emitFlashKernel(op);
+          if (failed(spec))
+            return WalkResult::interrupt();
+          if (!first)
+            os << "\n// -----\n\n";
+          os << spec->source;
+          first = false;
+          any = true;
+          return WalkResult::advance();
+        });
+        if (result.wasInterrupted())
+          return failure();
+        if (!any)
+          return module->emitError()
+                 << "no attn.flash to emit; run --attn-pipeline first";
+        return success();
+      },
+      [](DialectRegistry &registry) {
+        registry.insert<AttnDialect, arith::ArithDialect, func::FuncDialect,
+                        math::MathDialect, tensor::TensorDialect>();
+      });
+}
