@@ -1,0 +1,224 @@
+"""attn against PyTorch's SDPA backends and FlexAttention, in one process.
+
+Grid: ../shared/bench/peers.py's (bf16, head dims 64 and 128, 16k tokens per
+batch, S from 512 to 16384, causal and not), then decode shapes. Each backend
+is timed with CUDA events (median of --iters after warm-up) on the same
+inputs; the table shows TFLOP/s (GB/s for decode), attn's speed relative to
+the best peer and to flash, and the error of attn against flash. Writes JSON
+and one PNG chart per head dim to --out (default $OUT or /tmp).
+
+    PYTHONPATH=python python3 bench/bench.py [--quick] [--no-flex]
+"""
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import attn  # noqa: E402
+
+
+def bench(fn, iters, warm=5):
+    for _ in range(warm):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(iters):
+        s = torch.cuda.Event(enable_timing=True)
+        e = torch.cuda.Event(enable_timing=True)
+        s.record()
+        fn()
+        e.record()
+        torch.cuda.synchronize()
+        times.append(s.elapsed_time(e))
+    times.sort()
+    return times[len(times) // 2]
+
+
+def flops(b, h, sq, skv, d, causal):
+    f = 4.0 * b * h * sq * skv * d
+    return f / 2 if causal else f
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--iters", type=int, default=30)
+    ap.add_argument("--quick", action="store_true", help="fewer shapes (S 1024, 4096, 16384)")
+    ap.add_argument("--no-flex", action="store_true")
+    ap.add_argument("--no-decode", action="store_true")
+    ap.add_argument("--out", default=os.environ.get("OUT", "/tmp"))
+    ap.add_argument("--budget-s", type=float, default=float(os.environ.get("BUDGET_S", "400")))
+    args = ap.parse_args()
+    dev = torch.device("cuda")
+    props = torch.cuda.get_device_properties(0)
+    print(f"device {props.name}, {props.multi_processor_count} SMs, torch {torch.__version__}, "
+          f"cudnn {torch.backends.cudnn.version()}", flush=True)
+    end = time.time() + args.budget_s
+    peers = [("flash", SDPBackend.FLASH_ATTENTION), ("cudnn", SDPBackend.CUDNN_ATTENTION),
+             ("efficient", SDPBackend.EFFICIENT_ATTENTION), ("math", SDPBackend.MATH)]
+    flex = None
+    if not args.no_flex:
+        try:
+            from torch.nn.attention.flex_attention import create_block_mask, flex_attention
+            import torch._dynamo
+            torch._dynamo.config.recompile_limit = 256
+            torch._dynamo.config.cache_size_limit = 256
+            flex = torch.compile(flex_attention, dynamic=False)
+        except Exception as ex:  # noqa: BLE001
+            print("flex unavailable:", ex)
+    seqs = (1024, 4096, 16384) if args.quick else (512, 1024, 2048, 4096, 8192, 16384)
+    shapes = [(16384 // s, 2048 // d, s, s, d, c) for d in (64, 128) for s in seqs for c in (False, True)]
+    rows = []
+    print(f"{'shape':34s} {'attn':>8s} {'flash':>8s} {'cudnn':>8s} {'effic':>8s} {'math':>8s} {'flex':>8s}"
+          f"  {'vs best':>7s} {'vs flash':>8s}  err", flush=True)
+    for (b, h, sq, skv, d, causal) in shapes:
+        if time.time() > end:
+            print("budget reached")
+            break
+        q = torch.randn(b, h, sq, d, device=dev, dtype=torch.bfloat16)
+        k = torch.randn(b, h, skv, d, device=dev, dtype=torch.bfloat16)
+        v = torch.randn(b, h, skv, d, device=dev, dtype=torch.bfloat16)
+        f = flops(b, h, sq, skv, d, causal)
+        row = dict(kind="prefill", b=b, h=h, sq=sq, skv=skv, d=d, causal=causal, tflops={}, ms={})
+        ref = None
+        for name, be in peers:
+            if name == "math" and sq > 4096:
+                continue
+            try:
+                with sdpa_kernel([be]):
+                    fn = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)  # noqa: E731
+                    o = fn()
+                    ms = bench(fn, 10 if name == "math" else args.iters)
+                if name == "flash":
+                    ref = o.float()
+                row["ms"][name] = ms
+                row["tflops"][name] = f / ms / 1e9
+            except Exception as ex:  # noqa: BLE001
+                print(f"  {name} failed: {type(ex).__name__}: {str(ex)[:100]}")
+        if flex is not None and sq in (1024, 4096, 16384):
+            try:
+                bm = None
+                if causal:
+                    bm = create_block_mask(lambda bb, hh, qi, ki: qi >= ki, None, None, sq, skv, device="cuda")
+                fn = lambda: flex(q, k, v, block_mask=bm)  # noqa: E731
+                fn()
+                ms = bench(fn, args.iters)
+                row["ms"]["flex"] = ms
+                row["tflops"]["flex"] = f / ms / 1e9
+            except Exception as ex:  # noqa: BLE001
+                print(f"  flex failed: {type(ex).__name__}: {str(ex)[:100]}")
+        try:
+            fn = lambda: attn.sdpa(q, k, v, is_causal=causal)  # noqa: E731
+            o, handle = attn.sdpa(q, k, v, is_causal=causal, return_kernel=True)
+            row["kernel"] = attn.kernel_info(handle)
+            ms = bench(fn, args.iters)
+            row["ms"]["attn"] = ms
+            row["tflops"]["attn"] = f / ms / 1e9
+            if ref is not None:
+                row["err_vs_flash"] = ((o.float() - ref).norm() / ref.norm()).item()
+        except Exception as ex:  # noqa: BLE001
+            print(f"  attn failed: {type(ex).__name__}: {str(ex)[:300]}")
+        peer_best = max((v for n, v in row["tflops"].items() if n != "attn"), default=None)
+        a = row["tflops"].get("attn")
+        row["ratio_best"] = a / peer_best if a and peer_best else None
+        row["ratio_flash"] = a / row["tflops"]["flash"] if a and "flash" in row["tflops"] else None
+        rows.append(row)
+        cell = lambda n: f"{row['tflops'][n]:8.1f}" if n in row["tflops"] else f"{'-':>8s}"  # noqa: E731
+        shape = f"b={b:2d} h={h:2d} s={sq:5d} d={d:3d} {'causal' if causal else 'full  '}"
+        print(f"{shape:34s} {cell('attn')} {cell('flash')} {cell('cudnn')} {cell('efficient')} {cell('math')} "
+              f"{cell('flex')}  {row['ratio_best'] or 0:7.2f} {row['ratio_flash'] or 0:8.2f}  "
+              f"{row.get('err_vs_flash', float('nan')):.1e}", flush=True)
+        del q, k, v
+        torch.cuda.empty_cache()
+
+    if not args.no_decode:
+        print(f"\n{'decode (GB/s of K/V)':40s} {'attn':>8s} {'flash':>8s} {'cudnn':>8s} {'effic':>8s}  vs best")
+        for skv in (4096, 16384, 65536):
+            for sq in (1, 4, 16):
+                if time.time() > end:
+                    break
+                b, hq, hk, d = 16, 32, 8, 128
+                q = torch.randn(b, hq, sq, d, device=dev, dtype=torch.bfloat16)
+                k = torch.randn(b, hk, skv, d, device=dev, dtype=torch.bfloat16)
+                v = torch.randn(b, hk, skv, d, device=dev, dtype=torch.bfloat16)
+                nbytes = (k.numel() + v.numel()) * 2
+                row = dict(kind="decode", b=b, hq=hq, hk=hk, sq=sq, skv=skv, d=d, gbps={}, ms={})
+                for name, be in peers[:3]:
+                    try:
+                        with sdpa_kernel([be]):
+                            kk, vv = k, v
+                            if name != "flash":  # only flash takes GQA without expanding
+                                kk = k.repeat_interleave(hq // hk, dim=1)
+                                vv = v.repeat_interleave(hq // hk, dim=1)
+                            fn = lambda: F.scaled_dot_product_attention(  # noqa: E731
+                                q, kk, vv, enable_gqa=(name == "flash"))
+                            fn()
+                            ms = bench(fn, args.iters)
+                        row["ms"][name] = ms
+                        row["gbps"][name] = nbytes / ms / 1e6
+                    except Exception as ex:  # noqa: BLE001
+                        print(f"  {name} failed: {type(ex).__name__}: {str(ex)[:100]}")
+                try:
+                    fn = lambda: attn.sdpa(q, k, v, enable_gqa=True)  # noqa: E731
+                    fn()
+                    ms = bench(fn, args.iters)
+                    row["ms"]["attn"] = ms
+                    row["gbps"]["attn"] = nbytes / ms / 1e6
+                except Exception as ex:  # noqa: BLE001
+                    print(f"  attn failed: {type(ex).__name__}: {str(ex)[:200]}")
+                best = max((v for n, v in row["gbps"].items() if n != "attn"), default=None)
+                row["ratio_best"] = row["gbps"]["attn"] / best if best and "attn" in row["gbps"] else None
+                rows.append(row)
+                cell = lambda n: f"{row['gbps'][n]:8.0f}" if n in row["gbps"] else f"{'-':>8s}"  # noqa: E731
+                print(f"b={b} hq={hq} hk={hk} sq={sq:2d} skv={skv:6d}            {cell('attn')} {cell('flash')} "
+                      f"{cell('cudnn')} {cell('efficient')}  {row['ratio_best'] or 0:6.2f}", flush=True)
+                del q, k, v
+                torch.cuda.empty_cache()
+
+    ratios = [r["ratio_best"] for r in rows if r.get("ratio_best")]
+    flash_ratios = [r["ratio_flash"] for r in rows if r.get("ratio_flash")]
+    gm = math.exp(sum(map(math.log, ratios)) / len(ratios)) if ratios else float("nan")
+    gmf = math.exp(sum(map(math.log, flash_ratios)) / len(flash_ratios)) if flash_ratios else float("nan")
+    print(f"\ngeometric mean of attn / best peer: {gm:.3f} over {len(ratios)} shapes; "
+          f"attn / flash (prefill): {gmf:.3f}; attn slower than flash on "
+          f"{sum(1 for r in flash_ratios if r < 1)} of {len(flash_ratios)} prefill shapes")
+    os.makedirs(args.out, exist_ok=True)
+    meta = dict(device=props.name, torch=torch.__version__, date=time.strftime("%Y-%m-%d"),
+                geomean_vs_best=gm, geomean_vs_flash=gmf)
+    with open(os.path.join(args.out, "bench.json"), "w") as fh:
+        json.dump(dict(meta=meta, rows=rows), fh, indent=1)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        for d in (64, 128):
+            fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+            for ax, causal in zip(axes, (False, True)):
+                sel = [r for r in rows if r["kind"] == "prefill" and r["d"] == d and r["causal"] == causal]
+                for name in ("attn", "flash", "cudnn", "efficient", "flex"):
+                    pts = [(r["sq"], r["tflops"][name]) for r in sel if name in r["tflops"]]
+                    if pts:
+                        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=name,
+                                linewidth=2.5 if name == "attn" else 1.2)
+                ax.set_xscale("log", base=2)
+                ax.set_xlabel("sequence length (batch x seq = 16k)")
+                ax.set_ylabel("TFLOP/s")
+                ax.set_title(f"bf16 d={d} {'causal' if causal else 'non-causal'}")
+                ax.grid(alpha=0.3)
+                ax.legend()
+            fig.suptitle(f"attn vs PyTorch SDPA backends, {props.name}, {meta['date']}")
+            fig.tight_layout()
+            fig.savefig(os.path.join(args.out, f"bench_d{d}.png"), dpi=100)
+    except Exception as ex:  # noqa: BLE001
+        print("no chart:", ex)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,140 @@
+//===- CAPI.cpp - The attn C API ------------------------------------------===//
+
+#include "attn-c/attn.h"
+#include "attn/attn.h"
+
+#include <cstring>
+#include <string>
+
+namespace {
+
+thread_local std::string lastError;
+
+int report(const attn::Status &status) {
+  lastError = status.toString();
+  return static_cast<int>(status.code());
+}
+
+int invalid(const char *message) {
+  return report(attn::Status(attn::StatusCode::InvalidArgument, message));
+}
+
+attn::TensorArg toArg(const attn_tensor &t) {
+  attn::TensorArg a;
+  a.data = t.data;
+  std::memcpy(a.strides, t.strides, sizeof(a.strides));
+  return a;
+}
+
+} // namespace
+
+struct attn_context {
+  std::unique_ptr<attn::Context> context;
+};
+
+struct attn_kernel {
+  std::shared_ptr<attn::Kernel> kernel;
+};
+
+extern "C" {
+
+const char *attn_last_error(void) { return lastError.c_str(); }
+
+int attn_context_create(const char *arch, const char *cacheDir,
+                        attn_context **out) {
+  if (!out)
+    return invalid("attn_context_create: 'out' is NULL");
+  attn::Context::Options options;
+  if (arch)
+    options.arch = arch;
+  if (cacheDir) {
+    options.cacheDirectory = cacheDir;
+    options.diskCache = *cacheDir != '\0';
+  }
+  auto context = attn::Context::create(options);
+  if (!context)
+    return report(context.status());
+  *out = new attn_context{std::move(*context)};
+  return ATTN_OK;
+}
+
+void attn_context_destroy(attn_context *context) { delete context; }
+
+int attn_compile(attn_context *context, const char *mlir, int32_t blockM,
+                 int32_t blockN, int32_t numWarps, int32_t stages,
+                 attn_kernel **out) {
+  if (!context || !mlir || !out)
+    return invalid("attn_compile: NULL argument");
+  attn::CompileOptions options;
+  options.blockM = blockM;
+  options.blockN = blockN;
+  options.numWarps = numWarps;
+  options.stages = stages;
+  auto compiled = attn::compileSource(*context->context, mlir, options);
+  if (!compiled)
+    return report(compiled.status());
+  if (compiled->kernels.size() != 1)
+    return report(attn::Status(
+        attn::StatusCode::Unsupported,
+        "attn_compile: the module has " +
+            std::to_string(compiled->kernels.size()) +
+            " attention kernels; the C API compiles modules with one"));
+  *out = new attn_kernel{compiled->kernels.front()};
+  return ATTN_OK;
+}
+
+int attn_kernel_get_info(const attn_kernel *kernel, attn_kernel_info *info) {
+  if (!kernel || !info)
+    return invalid("attn_kernel_get_info: NULL argument");
+  const attn::Kernel &k = *kernel->kernel;
+  const attn::KernelSpec &s = k.spec();
+  std::memset(info, 0, sizeof(*info));
+  std::strncpy(info->name, s.name.c_str(), sizeof(info->name) - 1);
+  std::strncpy(info->variant, s.variant.c_str(), sizeof(info->variant) - 1);
+  std::strncpy(info->arch, k.arch().c_str(), sizeof(info->arch) - 1);
+  info->threads = s.threads;
+  info->shared_bytes = s.sharedBytes;
+  info->block_m = s.blockM;
+  info->block_n = s.blockN;
+  info->num_warps = s.numWarps;
+  info->stages = s.stages;
+  info->registers = k.ptxas().registers;
+  info->spill_bytes = k.ptxas().spillStoreBytes + k.ptxas().spillLoadBytes;
+  info->stack_bytes = k.ptxas().stackFrameBytes;
+  info->cache_outcome = static_cast<int32_t>(k.cacheOutcome());
+  info->build_ms = k.buildMs();
+  info->heads_q = s.headsQ;
+  info->heads_kv = s.headsKV;
+  info->head_dim_qk = s.headDimQK;
+  info->head_dim_v = s.headDimV;
+  info->writes_lse = s.writesLse;
+  return ATTN_OK;
+}
+
+const char *attn_kernel_source(const attn_kernel *kernel) {
+  return kernel ? kernel->kernel->spec().source.c_str() : "";
+}
+
+int attn_launch(attn_kernel *kernel, const attn_flash_args *args,
+                void *stream) {
+  if (!kernel || !args)
+    return invalid("attn_launch: NULL argument");
+  attn::FlashArgs a;
+  a.batch = args->batch;
+  a.seqQ = args->seq_q;
+  a.seqKV = args->seq_kv;
+  a.q = toArg(args->q);
+  a.k = toArg(args->k);
+  a.v = toArg(args->v);
+  a.o = toArg(args->o);
+  a.lse = args->lse;
+  a.lengths = args->lengths;
+  a.keep = toArg(args->keep);
+  a.bias = toArg(args->bias);
+  attn::Status s = kernel->kernel->launch(a, stream);
+  return s ? ATTN_OK : report(s);
+}
+
+void attn_kernel_destroy(attn_kernel *kernel) { delete kernel; }
+
+} // extern "C"

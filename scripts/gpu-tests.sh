@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Runs the GPU suite (test/GPU/*.mlir) with attn-run --check and prints the
+# error of every case against the float64 reference. Needs only the built
+# attn-run (no lit, no FileCheck), so it runs on a machine without LLVM:
+#   scripts/gpu-tests.sh [build-dir] [test files...]
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build}
+shift || true
+tests=("$@")
+[[ ${#tests[@]} -gt 0 ]] || tests=("$root"/test/GPU/*.mlir)
+run="$build/bin/attn-run"
+[[ -x $run ]] || { echo "gpu-tests: no $run; build first" >&2; exit 2; }
+
+passed=0 failed=0
+for test in "${tests[@]}"; do
+  name=$(basename "$test" .mlir)
+  # The RUN line's attn-run arguments, with %s as the test file.
+  args=$(sed -n 's|^// RUN: attn-run \([^%]*\) %s.*|\1|p' "$test" | head -n 1)
+  args=${args//\$RANDOM/$RANDOM}
+  expected=$(grep -c '^// CHECK: check output' "$test")
+  start=$(date +%s%N)
+  output=$("$run" $args "$test" 2>&1)
+  status=$?
+  elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+  passes=$(grep -c '^check output .*: PASS$' <<<"$output")
+  errors=$(sed -n 's/^check output \([0-9]*\).*rel L2 error \([^ ]*\).*/out\1=\2/p' <<<"$output" | tr '\n' ' ')
+  if [[ $status -eq 0 && $passes -ge $expected && $expected -gt 0 ]]; then
+    passed=$((passed + 1))
+    printf 'PASS  %-36s %s(%d ms)\n' "$name" "$errors" "$elapsed_ms"
+  else
+    failed=$((failed + 1))
+    printf 'FAIL  %-36s %s(exit %d)\n' "$name" "$errors" "$status"
+    sed 's/^/      /' <<<"$output" | tail -n 15
+  fi
+done
+echo "gpu tests: $passed passed, $failed failed"
+[[ $failed -eq 0 ]]
