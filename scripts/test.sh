@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs every test that needs no GPU
-# (GPU tests run too where a GPU is present). Prints one summary line:
+# Installs what is missing, builds, and runs every test: the lit suite
+# (FileCheck tests, and GPU tests where a GPU is present) and the unit tests
+# (ctest; GPU unit tests skip themselves without a GPU). Ends with one line:
 # "tests: N passed, N failed, N skipped".
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -12,13 +13,23 @@ build=${ATTN_BUILD_DIR:-$root/build}
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 set +e
+echo "== lit: $build/test"
 /usr/lib/llvm-22/bin/lit -v "$build/test" 2>&1 | tee "$log"
-status=${PIPESTATUS[0]}
+lit_status=${PIPESTATUS[0]}
+echo "== ctest: unit tests"
+(cd "$build" && ctest --output-on-failure) 2>&1 | tee -a "$log"
+ctest_status=${PIPESTATUS[0]}
 set -e
 
-count() { sed -n "s/^ *$1: *\([0-9]*\).*/\1/p" "$log" | tail -n 1; }
-passed=$(( $(count Passed || true) + 0 ))
-failed=$(( $(count Failed || true) + $(count Unresolved || true) + $(count 'Timed Out' || true) + 0 ))
-skipped=$(( $(count Unsupported || true) + $(count 'Expectedly Failed' || true) + 0 ))
+count() { sed -n "s/^ *$1 *: *\([0-9]*\).*/\1/p" "$log" | tail -n 1; }
+lit_passed=$(( $(count Passed) + 0 ))
+lit_failed=$(( $(count Failed) + $(count Unresolved) + $(count 'Timed Out') + 0 ))
+lit_skipped=$(( $(count Unsupported) + 0 ))
+ctest_total=$(( $(sed -n 's/.*tests failed out of \([0-9]*\).*/\1/p' "$log" | tail -n 1) + 0 ))
+ctest_failed=$(( $(sed -n 's/.*, \([0-9]*\) tests failed out of.*/\1/p' "$log" | tail -n 1) + 0 ))
+ctest_skipped=$(grep -c '(Skipped)' "$log" || true)
+passed=$(( lit_passed + ctest_total - ctest_failed - ctest_skipped ))
+failed=$(( lit_failed + ctest_failed ))
+skipped=$(( lit_skipped + ctest_skipped ))
 echo "tests: $passed passed, $failed failed, $skipped skipped"
-exit "$status"
+[[ $lit_status -eq 0 && $ctest_status -eq 0 ]]

@@ -27,14 +27,33 @@ namespace attn {
 
 namespace {
 
-/// Collects diagnostics as "loc: severity: message" lines.
+/// Prints the first file:line:col inside `loc` (fused locations hold
+/// several), or the location as MLIR prints it.
+void printLocation(llvm::raw_ostream &os, mlir::Location loc) {
+  std::optional<mlir::FileLineColLoc> fileLoc;
+  loc->walk([&](mlir::Location inner) {
+    if (auto flc = mlir::dyn_cast<mlir::FileLineColLoc>(inner)) {
+      fileLoc = flc;
+      return mlir::WalkResult::interrupt();
+    }
+    return mlir::WalkResult::advance();
+  });
+  if (fileLoc)
+    os << fileLoc->getFilename().getValue() << ":" << fileLoc->getLine() << ":"
+       << fileLoc->getColumn();
+  else
+    os << loc;
+}
+
+/// Collects diagnostics as "file:line:col: severity: message" lines.
 class DiagnosticCollector {
 public:
   explicit DiagnosticCollector(mlir::MLIRContext &context)
       : handler(&context, [this](mlir::Diagnostic &diag) {
           std::string text;
           llvm::raw_string_ostream os(text);
-          os << diag.getLocation() << ": ";
+          printLocation(os, diag.getLocation());
+          os << ": ";
           switch (diag.getSeverity()) {
           case mlir::DiagnosticSeverity::Error: os << "error: "; break;
           case mlir::DiagnosticSeverity::Warning: os << "warning: "; break;

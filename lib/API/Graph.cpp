@@ -70,7 +70,7 @@ Result<Graph::Tensor> Graph::sdpa(Tensor qRef, Tensor kRef, Tensor vRef,
                      "; expected [batch, heads, seq, head_dim]");
   if (q.type != k.type || q.type != v.type ||
       (q.type != DataType::F16 && q.type != DataType::BF16))
-    return invalid("q, k and v must all be f16 or all bf16");
+    return invalid("q, k and v must be all f16 or all bf16");
   if (k.shape[0] != q.shape[0] || v.shape[0] != q.shape[0])
     return invalid("batch sizes differ: q " + std::to_string(q.shape[0]) +
                    ", k " + std::to_string(k.shape[0]) + ", v " +

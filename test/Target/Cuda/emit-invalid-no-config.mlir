@@ -1,0 +1,7 @@
+// RUN: not attn-translate --attn-to-cuda %s 2>&1 | FileCheck %s
+
+// CHECK: emit-invalid-no-config.mlir:[[@LINE+2]]:8: error: 'attn.flash' op has no #attn.config; run --attn-select-config first
+func.func @no_config(%q: tensor<1x1x64x64xbf16>, %k: tensor<1x1x64x64xbf16>, %v: tensor<1x1x64x64xbf16>) -> tensor<1x1x64x64xbf16> {
+  %o = attn.flash %q, %k, %v {scale = 0.125 : f32} : tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16> -> tensor<1x1x64x64xbf16>
+  return %o : tensor<1x1x64x64xbf16>
+}

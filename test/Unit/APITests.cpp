@@ -1,0 +1,222 @@
+//===- APITests.cpp - The C++ API: builder, compile, errors ---------------===//
+
+#include "attn/attn.h"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+using namespace attn;
+
+namespace {
+
+std::unique_ptr<Context> memoryContext(const std::string &arch = "sm_90a") {
+  Context::Options options;
+  options.arch = arch;
+  options.diskCache = false;
+  auto ctx = Context::create(options);
+  EXPECT_TRUE(ctx.isOk()) << ctx.status().toString();
+  return std::move(*ctx);
+}
+
+TEST(Graph, WritesTheChainFrameworksExport) {
+  Graph g;
+  auto q = g.input("q", DataType::BF16, {2, 8, 128, 64});
+  auto k = g.input("k", DataType::BF16, {2, 2, 256, 64});
+  auto v = g.input("v", DataType::BF16, {2, 2, 256, 64});
+  Graph::SdpaOptions options;
+  options.causal = true;
+  options.bottomRight = true;
+  auto out = g.sdpa(q, k, v, options);
+  ASSERT_TRUE(out.isOk()) << out.status().toString();
+  g.output(*out);
+  auto text = g.toMLIR();
+  ASSERT_TRUE(text.isOk());
+  EXPECT_NE(text->find("attn.matmul %q, %k {transpose_rhs}"), std::string::npos);
+  EXPECT_NE(text->find("{factor = 0.125 : f32}"), std::string::npos);
+  EXPECT_NE(text->find("#attn.mask<causal, bottom_right>"), std::string::npos);
+  EXPECT_NE(text->find("attn.softmax"), std::string::npos);
+}
+
+TEST(Graph, ShapeErrorsNameTheOperands) {
+  Graph g;
+  auto q = g.input("q", DataType::BF16, {2, 6, 128, 64});
+  auto k = g.input("k", DataType::BF16, {2, 4, 128, 64});
+  auto v = g.input("v", DataType::BF16, {2, 4, 128, 64});
+  auto out = g.sdpa(q, k, v, {});
+  ASSERT_FALSE(out.isOk());
+  EXPECT_EQ(out.status().code(), StatusCode::InvalidArgument);
+  EXPECT_NE(out.status().message().find("must be equal and divide q heads (6)"),
+            std::string::npos);
+
+  Graph h;
+  auto a = h.input("a", DataType::F16, {1, 1, 8, 64});
+  auto b = h.input("b", DataType::BF16, {1, 1, 8, 64});
+  auto bad = h.sdpa(a, b, b, {});
+  ASSERT_FALSE(bad.isOk());
+  EXPECT_NE(bad.status().message().find("all f16 or all bf16"), std::string::npos);
+  EXPECT_FALSE(Graph().toMLIR().isOk());
+}
+
+TEST(Compile, GraphBecomesOneConfiguredKernel) {
+  auto ctx = memoryContext();
+  Graph g;
+  auto q = g.input("q", DataType::F16, {2, 32, 512, 128});
+  auto k = g.input("k", DataType::F16, {2, 8, 512, 128});
+  auto v = g.input("v", DataType::F16, {2, 8, 512, 128});
+  auto len = g.input("len", DataType::I32, {2});
+  Graph::SdpaOptions options;
+  options.causal = true;
+  options.lengths = len;
+  options.scoreMod = "%c = arith.constant 30.0 : f32\n"
+                     "%d = arith.divf %score, %c : f32\n"
+                     "%t = math.tanh %d : f32\n"
+                     "%y = arith.mulf %t, %c : f32\n"
+                     "attn.yield %y : f32";
+  auto out = g.sdpa(q, k, v, options);
+  ASSERT_TRUE(out.isOk());
+  g.output(*out);
+  auto compiled = compileGraph(*ctx, g);
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  ASSERT_EQ(compiled->kernels.size(), 1u);
+  const KernelSpec &spec = compiled->kernels[0]->spec();
+  EXPECT_EQ(spec.element, ElementType::F16);
+  EXPECT_EQ(spec.headsQ, 32);
+  EXPECT_EQ(spec.headsKV, 8);
+  EXPECT_TRUE(spec.causal);
+  EXPECT_TRUE(spec.keyPadding);
+  EXPECT_TRUE(spec.scoreMod);
+  EXPECT_EQ(spec.variant, "sm80");
+  EXPECT_NE(spec.source.find("tanhf"), std::string::npos);
+  EXPECT_EQ(compiled->kernels[0]->ptxas().spillStoreBytes, 0);
+  EXPECT_GT(compiled->kernels[0]->ptxas().registers, 0);
+  EXPECT_NE(compiled->loweredIR.find("attn.flash"), std::string::npos);
+  auto grid = compiled->kernels[0]->grid(2, 512);
+  EXPECT_EQ(grid.x, unsigned((512 + spec.blockM - 1) / spec.blockM));
+  EXPECT_EQ(grid.y, 32u);
+  EXPECT_EQ(grid.z, 2u);
+}
+
+TEST(Compile, SecondBuildHitsTheMemoryCache) {
+  auto ctx = memoryContext();
+  const char *text = R"(
+func.func @f(%q: tensor<1x2x64x64xbf16>, %k: tensor<1x2x64x64xbf16>, %v: tensor<1x2x64x64xbf16>) -> tensor<1x2x64x64xbf16> {
+  %o = attn.flash %q, %k, %v {scale = 0.125 : f32} : tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16> -> tensor<1x2x64x64xbf16>
+  return %o : tensor<1x2x64x64xbf16>
+})";
+  auto first = compileSource(*ctx, text);
+  ASSERT_TRUE(first.isOk()) << first.status().toString();
+  EXPECT_EQ(first->kernels[0]->cacheOutcome(), CacheOutcome::Miss);
+  auto second = compileSource(*ctx, text);
+  ASSERT_TRUE(second.isOk());
+  EXPECT_EQ(second->kernels[0]->cacheOutcome(), CacheOutcome::MemoryHit);
+  EXPECT_EQ(first->kernels[0]->cacheKey(), second->kernels[0]->cacheKey());
+}
+
+TEST(Compile, ParseErrorsHaveLocations) {
+  auto ctx = memoryContext();
+  auto result = compileSource(*ctx, "func.func @f() {\n  %x = attn.bogus\n}\n",
+                              {}, "bad.mlir");
+  ASSERT_FALSE(result.isOk());
+  EXPECT_EQ(result.status().code(), StatusCode::ParseError);
+  EXPECT_NE(result.status().message().find("bad.mlir:2:"), std::string::npos)
+      << result.status().message();
+}
+
+TEST(Compile, UnfusableGraphSaysWhy) {
+  auto ctx = memoryContext();
+  const char *text = R"(
+func.func @f(%q: tensor<1x2x16x16xbf16>, %k: tensor<1x2x16x16xbf16>, %v: tensor<1x2x16x16xbf16>) -> tensor<1x2x16x16xbf16> {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xf32>
+  %p = attn.softmax %s {dim = 2} : tensor<1x2x16x16xf32> -> tensor<1x2x16x16xbf16>
+  %o = attn.matmul %p, %v : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xbf16>
+  return %o : tensor<1x2x16x16xbf16>
+})";
+  auto result = compileSource(*ctx, text);
+  ASSERT_FALSE(result.isOk());
+  EXPECT_EQ(result.status().code(), StatusCode::Unsupported);
+  EXPECT_NE(result.status().message().find("not the key axis 3"), std::string::npos)
+      << result.status().message();
+}
+
+TEST(Compile, UnsupportedHeadDimIsAnError) {
+  auto ctx = memoryContext();
+  Graph g;
+  auto q = g.input("q", DataType::BF16, {1, 1, 64, 320});
+  auto out = g.sdpa(q, q, q, {});
+  ASSERT_TRUE(out.isOk());
+  g.output(*out);
+  auto result = compileGraph(*ctx, g);
+  ASSERT_FALSE(result.isOk());
+  EXPECT_NE(result.status().message().find("exceeds the largest supported, 256"),
+            std::string::npos)
+      << result.status().message();
+}
+
+/// A compiled kernel and arguments that would be valid on a GPU.
+struct LaunchFixture {
+  std::shared_ptr<Kernel> kernel;
+  FlashArgs args;
+  std::vector<char> storage = std::vector<char>(1 << 16);
+
+  explicit LaunchFixture(Context &ctx) {
+    Graph g;
+    auto q = g.input("q", DataType::BF16, {2, 4, 64, 64});
+    auto out = g.sdpa(q, q, q, {});
+    g.output(*out);
+    auto compiled = compileGraph(ctx, g);
+    EXPECT_TRUE(compiled.isOk()) << compiled.status().toString();
+    kernel = compiled->kernels[0];
+    int64_t shape[4] = {2, 4, 64, 64};
+    // 16-byte aligned host memory stands in for device pointers: validate()
+    // checks what it can without touching them.
+    char *base = storage.data() + (16 - reinterpret_cast<uintptr_t>(storage.data()) % 16) % 16;
+    args.batch = 2;
+    args.seqQ = 64;
+    args.seqKV = 64;
+    args.q = args.k = args.v = args.o = TensorArg::contiguous(base, shape);
+  }
+};
+
+TEST(Kernel, ValidateNamesTheBadArgument) {
+  auto ctx = memoryContext();
+  LaunchFixture f(*ctx);
+  EXPECT_TRUE(f.kernel->validate(f.args).isOk());
+
+  FlashArgs a = f.args;
+  a.v.data = nullptr;
+  EXPECT_NE(f.kernel->validate(a).message().find("'v' is a null pointer"),
+            std::string::npos);
+  a = f.args;
+  a.q.data = static_cast<const char *>(a.q.data) + 2;
+  EXPECT_NE(f.kernel->validate(a).message().find("'q' must be 16-byte aligned"),
+            std::string::npos);
+  a = f.args;
+  a.k.strides[3] = 2;
+  EXPECT_NE(f.kernel->validate(a).message().find("'k' must be contiguous in dimension 3"),
+            std::string::npos);
+  a = f.args;
+  a.o.strides[2] = 72; // padded rows are fine
+  EXPECT_TRUE(f.kernel->validate(a).isOk());
+  a.o.strides[2] = 66;
+  EXPECT_NE(f.kernel->validate(a).message().find("multiple of 8"), std::string::npos);
+  a = f.args;
+  a.batch = 3;
+  EXPECT_NE(f.kernel->validate(a).message().find("specialized for batch 2"),
+            std::string::npos);
+  a = f.args;
+  a.seqQ = 0;
+  EXPECT_EQ(f.kernel->validate(a).code(), StatusCode::InvalidArgument);
+}
+
+TEST(Kernel, LaunchWithoutAGpuIsAClearError) {
+  if (Context::device().isOk())
+    GTEST_SKIP() << "a GPU is present";
+  auto ctx = memoryContext();
+  LaunchFixture f(*ctx);
+  Status s = f.kernel->launch(f.args);
+  EXPECT_EQ(s.code(), StatusCode::NoDevice);
+  EXPECT_NE(s.message().find("libcuda"), std::string::npos) << s.message();
+}
+
+} // namespace

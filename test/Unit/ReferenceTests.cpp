@@ -1,0 +1,185 @@
+//===- ReferenceTests.cpp - The float64 CPU reference ---------------------===//
+
+#include "attn/API/CompileModule.h"
+#include "attn/Reference/Reference.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+using namespace mlir::attn::reference;
+
+namespace {
+
+class ReferenceTest : public ::testing::Test {
+protected:
+  ReferenceTest() { attn::registerAttnDialects(context); }
+
+  mlir::func::FuncOp parse(const std::string &text) {
+    module = mlir::parseSourceString<mlir::ModuleOp>(text, &context);
+    EXPECT_TRUE(module);
+    return *module->getOps<mlir::func::FuncOp>().begin();
+  }
+
+  HostTensor random(std::vector<int64_t> shape, unsigned seed) {
+    HostTensor t(std::move(shape));
+    std::mt19937 rng(seed);
+    std::normal_distribution<double> normal;
+    for (double &x : t.data)
+      x = normal(rng);
+    return t;
+  }
+
+  mlir::MLIRContext context;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+};
+
+/// softmax(scale q k^T + mask) v for one (b, h), written out by hand.
+double naiveAttention(const HostTensor &q, const HostTensor &k,
+                      const HostTensor &v, int64_t b, int64_t h, int64_t hk,
+                      int64_t i, int64_t d, double scale, bool causal) {
+  int64_t H = q.shape[1], Hk = k.shape[1], S = q.shape[2], T = k.shape[2],
+          D = q.shape[3];
+  auto at = [](const HostTensor &t, int64_t b, int64_t h, int64_t s, int64_t e,
+               int64_t heads, int64_t seq, int64_t dim) {
+    return t.data[((b * heads + h) * seq + s) * dim + e];
+  };
+  std::vector<double> p(T);
+  double mx = -INFINITY;
+  for (int64_t j = 0; j < T; ++j) {
+    double s = 0;
+    for (int64_t e = 0; e < D; ++e)
+      s += at(q, b, h, i, e, H, S, D) * at(k, b, hk, j, e, Hk, T, D);
+    p[j] = causal && j > i ? -INFINITY : s * scale;
+    mx = std::max(mx, p[j]);
+  }
+  double sum = 0, out = 0;
+  for (int64_t j = 0; j < T; ++j)
+    sum += (p[j] = std::exp(p[j] - mx));
+  for (int64_t j = 0; j < T; ++j)
+    out += p[j] / sum * at(v, b, hk, j, d, Hk, T, v.shape[3]);
+  return out;
+}
+
+TEST_F(ReferenceTest, GraphMatchesAHandWrittenAttention) {
+  auto func = parse(R"(
+func.func @f(%q: tensor<2x4x5x8xbf16>, %k: tensor<2x2x5x8xbf16>, %v: tensor<2x2x5x8xbf16>) -> tensor<2x4x5x8xbf16> {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<2x4x5x8xbf16>, tensor<2x2x5x8xbf16> -> tensor<2x4x5x5xf32>
+  %t = attn.scale %s {factor = 0.5 : f32} : tensor<2x4x5x5xf32>
+  %m = attn.mask %t {kind = #attn.mask<causal>} : tensor<2x4x5x5xf32>
+  %p = attn.softmax %m {dim = 3} : tensor<2x4x5x5xf32> -> tensor<2x4x5x5xbf16>
+  %o = attn.matmul %p, %v : tensor<2x4x5x5xbf16>, tensor<2x2x5x8xbf16> -> tensor<2x4x5x8xbf16>
+  return %o : tensor<2x4x5x8xbf16>
+})");
+  HostTensor q = random({2, 4, 5, 8}, 1), k = random({2, 2, 5, 8}, 2),
+             v = random({2, 2, 5, 8}, 3);
+  auto out = evaluate(func, {q, k, v});
+  ASSERT_TRUE(mlir::succeeded(out));
+  for (int64_t b = 0; b < 2; ++b)
+    for (int64_t h = 0; h < 4; ++h)
+      for (int64_t i = 0; i < 5; ++i)
+        for (int64_t d = 0; d < 8; ++d)
+          EXPECT_NEAR((*out)[0].data[((b * 4 + h) * 5 + i) * 8 + d],
+                      naiveAttention(q, k, v, b, h, h / 2, i, d, 0.5, true),
+                      1e-12);
+}
+
+TEST_F(ReferenceTest, FusedOpMatchesItsGraph) {
+  // The same attention twice: as a graph and as attn.flash, with every mask
+  // kind and a score_mod. The reference of both must agree to rounding.
+  auto func = parse(R"(
+func.func @f(%q: tensor<2x4x6x8xbf16>, %k: tensor<2x2x9x8xbf16>, %v: tensor<2x2x9x4xbf16>,
+             %len: tensor<2xi32>, %keep: tensor<2x1x6x9xi1>, %bias: tensor<1x4x1x9xf32>)
+    -> (tensor<2x4x6x4xbf16>, tensor<2x4x6x4xbf16>) {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<2x4x6x8xbf16>, tensor<2x2x9x8xbf16> -> tensor<2x4x6x9xf32>
+  %t = attn.scale %s {factor = 0.35 : f32} : tensor<2x4x6x9xf32>
+  %c = attn.score_mod %t {
+  ^bb0(%x: f32, %b: index, %h: index, %i: index, %j: index):
+    %cap = arith.constant 2.0 : f32
+    %d = arith.divf %x, %cap : f32
+    %th = math.tanh %d : f32
+    %y = arith.mulf %th, %cap : f32
+    attn.yield %y : f32
+  } : tensor<2x4x6x9xf32>
+  %m = attn.mask %c lengths(%len : tensor<2xi32>) keep(%keep : tensor<2x1x6x9xi1>) bias(%bias : tensor<1x4x1x9xf32>)
+      {kind = #attn.mask<causal, window = [4, 0], bottom_right, key_padding, keep, bias>} : tensor<2x4x6x9xf32>
+  %p = attn.softmax %m {dim = 3} : tensor<2x4x6x9xf32> -> tensor<2x4x6x9xbf16>
+  %o = attn.matmul %p, %v : tensor<2x4x6x9xbf16>, tensor<2x2x9x4xbf16> -> tensor<2x4x6x4xbf16>
+  %f = attn.flash %q, %k, %v lengths(%len : tensor<2xi32>) keep(%keep : tensor<2x1x6x9xi1>) bias(%bias : tensor<1x4x1x9xf32>)
+      {scale = 0.35 : f32, mask = #attn.mask<causal, window = [4, 0], bottom_right, key_padding, keep, bias>} score_mod {
+  ^bb0(%x: f32, %b: index, %h: index, %i: index, %j: index):
+    %cap = arith.constant 2.0 : f32
+    %d = arith.divf %x, %cap : f32
+    %th = math.tanh %d : f32
+    %y = arith.mulf %th, %cap : f32
+    attn.yield %y : f32
+  } : tensor<2x4x6x8xbf16>, tensor<2x2x9x8xbf16>, tensor<2x2x9x4xbf16> -> tensor<2x4x6x4xbf16>
+  return %o, %f : tensor<2x4x6x4xbf16>, tensor<2x4x6x4xbf16>
+})");
+  HostTensor len({2});
+  len.data = {7, 3};
+  HostTensor keep({2, 1, 6, 9});
+  for (size_t i = 0; i < keep.data.size(); ++i)
+    keep.data[i] = (i * 7919) % 5 != 0;
+  auto out = evaluate(func, {random({2, 4, 6, 8}, 4), random({2, 2, 9, 8}, 5),
+                             random({2, 2, 9, 4}, 6), len, keep,
+                             random({1, 4, 1, 9}, 7)});
+  ASSERT_TRUE(mlir::succeeded(out));
+  EXPECT_LT(relativeError((*out)[1], (*out)[0]), 1e-12);
+  // Masks do something: not every output is the same.
+  EXPECT_NE((*out)[0].data[0], (*out)[0].data[4]);
+}
+
+TEST_F(ReferenceTest, FullyMaskedRowsAreZeroWithMinusInfLse) {
+  // Bottom-right causal with more queries than keys: the first rows see no key.
+  auto func = parse(R"(
+func.func @f(%q: tensor<1x1x6x8xbf16>, %k: tensor<1x1x2x8xbf16>, %v: tensor<1x1x2x8xbf16>)
+    -> (tensor<1x1x6x8xbf16>, tensor<1x1x6xf32>) {
+  %o, %l = attn.flash %q, %k, %v {scale = 1.0 : f32, mask = #attn.mask<causal, bottom_right>}
+    : tensor<1x1x6x8xbf16>, tensor<1x1x2x8xbf16>, tensor<1x1x2x8xbf16> -> tensor<1x1x6x8xbf16>, tensor<1x1x6xf32>
+  return %o, %l : tensor<1x1x6x8xbf16>, tensor<1x1x6xf32>
+})");
+  auto out = evaluate(func, {random({1, 1, 6, 8}, 8), random({1, 1, 2, 8}, 9),
+                             random({1, 1, 2, 8}, 10)});
+  ASSERT_TRUE(mlir::succeeded(out));
+  for (int64_t i = 0; i < 4; ++i) {
+    for (int64_t d = 0; d < 8; ++d)
+      EXPECT_EQ((*out)[0].data[i * 8 + d], 0.0);
+    EXPECT_EQ((*out)[1].data[i], -INFINITY);
+  }
+  // Row 5 sees both keys: a finite logsumexp and a non-zero output.
+  EXPECT_TRUE(std::isfinite((*out)[1].data[5]));
+  EXPECT_NE((*out)[0].data[5 * 8], 0.0);
+}
+
+TEST_F(ReferenceTest, ComputesOnlyTheAskedSlices) {
+  auto func = parse(R"(
+func.func @f(%q: tensor<3x2x4x8xf16>) -> tensor<3x2x4x8xf16> {
+  %o = attn.flash %q, %q, %q {scale = 1.0 : f32} : tensor<3x2x4x8xf16>, tensor<3x2x4x8xf16>, tensor<3x2x4x8xf16> -> tensor<3x2x4x8xf16>
+  return %o : tensor<3x2x4x8xf16>
+})");
+  Options options;
+  options.slices = {{2, 1}};
+  auto out = evaluate(func, {random({3, 2, 4, 8}, 11)}, options);
+  ASSERT_TRUE(mlir::succeeded(out));
+  const HostTensor &o = (*out)[0];
+  EXPECT_TRUE(std::isnan(o.data[0]));
+  EXPECT_FALSE(std::isnan(o.data[((2 * 2 + 1) * 4) * 8]));
+}
+
+TEST(RelativeError, IgnoresUncomputedAndRejectsNaN) {
+  HostTensor ref({4}), got({4});
+  ref.data = {1, 2, NAN, 4};
+  got.data = {1, 2, 123, 4};
+  int64_t compared = 0;
+  EXPECT_EQ(relativeError(got, ref, &compared), 0.0);
+  EXPECT_EQ(compared, 3);
+  got.data[1] = NAN;
+  EXPECT_TRUE(std::isinf(relativeError(got, ref)));
+}
+
+} // namespace
