@@ -72,6 +72,11 @@ Result<Driver *> Driver::get() {
   static std::unique_ptr<Driver> instance;
   static Status failure;
   std::call_once(once, [] {
+    if (std::getenv("ATTN_FORCE_NO_GPU")) {
+      failure = Status(StatusCode::NoDevice,
+                       "ATTN_FORCE_NO_GPU is set: the GPU is not used");
+      return;
+    }
     void *handle = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!handle) {
       failure = Status(StatusCode::NoDevice,

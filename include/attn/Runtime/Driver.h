@@ -2,7 +2,8 @@
 //
 // libcuda is opened with dlopen, so that tools which only compile run on
 // machines with no GPU and no driver; asking for the device there gives a
-// NoDevice status, never a crash.
+// NoDevice status, never a crash. ATTN_FORCE_NO_GPU=1 makes a machine with a
+// GPU behave the same (compile-only).
 //
 //===----------------------------------------------------------------------===//
 
