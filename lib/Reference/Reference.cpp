@@ -468,11 +468,11 @@ private:
           FailureOr<Tensor4> in = tensor(s, s.getInput());
           if (failed(in))
             return failure();
-          if (s.getDim() < 2)
+          if (s.getNormalizedDim() < 2)
             return s.emitOpError()
                    << "the reference computes softmax over dims 2 and 3 only";
           Tensor4 out = *in, src = *in;
-          bool rows = s.getDim() == 3;
+          bool rows = s.getNormalizedDim() == 3;
           out.slice = [src, rows](int64_t b, int64_t h) {
             Matrix m = src.slice(b, h);
             softmaxInPlace(m, rows);

@@ -58,16 +58,19 @@ Result<std::unique_ptr<Context>> Context::create(const Options &options) {
   return context;
 }
 
-/// Writes the source (and log) of a kernel under $ATTN_DUMP_DIR, if set.
+/// Writes the source, NVRTC log and cubin of a kernel under $ATTN_DUMP_DIR,
+/// if set (cuobjdump --dump-sass reads the cubin).
 static void dumpIfAsked(const KernelSpec &spec, const NvrtcOutput *output) {
   const char *dir = std::getenv("ATTN_DUMP_DIR");
   if (!dir)
     return;
-  std::ofstream(std::string(dir) + "/" + spec.name + ".cu") << spec.source;
+  std::string base = std::string(dir) + "/" + spec.name;
+  std::ofstream(base + ".cu") << spec.source;
   if (output) {
-    std::ofstream(std::string(dir) + "/" + spec.name + ".log") << output->log;
+    std::ofstream(base + ".log") << output->log;
+    std::ofstream(base + ".cubin", std::ios::binary) << output->cubin;
     if (!output->ptx.empty())
-      std::ofstream(std::string(dir) + "/" + spec.name + ".ptx") << output->ptx;
+      std::ofstream(base + ".ptx") << output->ptx;
   }
 }
 

@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/Support/Debug.h"
 
@@ -73,13 +74,52 @@ bool isScoreCast(Operation *op) {
          isa<RankedTensorType>(op->getResult(0).getType());
 }
 
-/// Strips attn.scale ops off a matmul operand, folding their factors.
+/// The constant value of a splat float tensor constant, if `value` is one.
+std::optional<double> splatConstant(Value value) {
+  DenseFPElementsAttr attr;
+  if (!matchPattern(value, m_Constant(&attr)) || !attr.isSplat())
+    return std::nullopt;
+  return attr.getSplatValue<APFloat>().convertToDouble();
+}
+
+/// A scaling of a tensor by a constant: attn.scale, or arith.mulf / divf by a
+/// splat constant as exporters write `scores * scale` and `scores / sqrt(d)`.
+/// Returns the factor and sets `input` to the scaled operand.
+std::optional<double> matchScaling(Operation *op, Value &input) {
+  if (auto scale = dyn_cast<ScaleOp>(op)) {
+    input = scale.getInput();
+    return scale.getFactor().convertToDouble();
+  }
+  if (!isa<RankedTensorType>(op->getResult(0).getType()))
+    return std::nullopt;
+  if (auto mul = dyn_cast<arith::MulFOp>(op)) {
+    for (auto [c, other] : {std::pair(mul.getRhs(), mul.getLhs()),
+                            std::pair(mul.getLhs(), mul.getRhs())})
+      if (std::optional<double> factor = splatConstant(c)) {
+        input = other;
+        return factor;
+      }
+  }
+  if (auto div = dyn_cast<arith::DivFOp>(op))
+    if (std::optional<double> divisor = splatConstant(div.getRhs());
+        divisor && *divisor != 0.0) {
+      input = div.getLhs();
+      return 1.0 / *divisor;
+    }
+  return std::nullopt;
+}
+
+/// Strips scalings off a matmul operand, folding their factors.
 Value stripScales(Value value, double &scale,
                   SmallVectorImpl<Operation *> &chainOps) {
-  while (auto scaleOp = value.getDefiningOp<ScaleOp>()) {
-    scale *= scaleOp.getFactor().convertToDouble();
-    chainOps.push_back(scaleOp);
-    value = scaleOp.getInput();
+  while (Operation *def = value.getDefiningOp()) {
+    Value input;
+    std::optional<double> factor = matchScaling(def, input);
+    if (!factor)
+      break;
+    scale *= *factor;
+    chainOps.push_back(def);
+    value = input;
   }
   return value;
 }
@@ -92,8 +132,9 @@ FailureOr<AttentionChain> matchChain(SoftmaxOp softmax, std::string &reason) {
     reason = "softmax input is not a rank-4 score tensor";
     return failure();
   }
-  if (softmax.getDim() != 3) {
-    reason = "softmax is over dimension " + std::to_string(softmax.getDim()) +
+  if (softmax.getNormalizedDim() != 3) {
+    reason = "softmax is over dimension " +
+             std::to_string(softmax.getNormalizedDim()) +
              ", not the key axis 3";
     return failure();
   }
@@ -142,13 +183,52 @@ FailureOr<AttentionChain> matchChain(SoftmaxOp softmax, std::string &reason) {
       score = def->getOperand(0);
       continue;
     }
-    if (auto scale = dyn_cast<ScaleOp>(def)) {
-      double factor = scale.getFactor().convertToDouble();
-      chain.scale *= factor;
+    Value scaled;
+    if (std::optional<double> factor = matchScaling(def, scaled)) {
+      chain.scale *= *factor;
       laterScale = true;
-      laterNonPositiveScale |= factor <= 0.0;
+      laterNonPositiveScale |= *factor <= 0.0;
       backwardOps.push_back(def);
-      score = scale.getInput();
+      score = scaled;
+      continue;
+    }
+    // `scores + bias` written as a tensor add (no broadcast: a full bias).
+    if (auto add = dyn_cast<arith::AddFOp>(def);
+        add && isa<RankedTensorType>(add.getType())) {
+      if (chain.scoreMod || laterScale || chain.bias) {
+        reason = chain.bias ? "the chain adds two bias tensors"
+                            : "an addition of a bias tensor sits where the "
+                              "fused op cannot put it (after a score_mod or "
+                              "before a scale)";
+        return failure();
+      }
+      // The score chain continues through the operand that is not a
+      // function argument or constant-free tensor, i.e. the one that comes
+      // from the q @ k^T matmul; try the lhs first.
+      Value chainSide = add.getLhs(), biasSide = add.getRhs();
+      auto reachesMatmul = [](Value v) {
+        while (Operation *d = v.getDefiningOp()) {
+          if (isa<MatmulOp>(d))
+            return true;
+          if (d->getNumOperands() == 0)
+            return false;
+          v = d->getOperand(0);
+        }
+        return false;
+      };
+      if (!reachesMatmul(chainSide))
+        std::swap(chainSide, biasSide);
+      FailureOr<MaskAttr> merged = mergeMasks(
+          chain.mask,
+          MaskAttr::get(add.getContext(), false, false, -1, -1, false, false,
+                        true),
+          reason);
+      if (failed(merged))
+        return failure();
+      chain.mask = *merged;
+      chain.bias = biasSide;
+      backwardOps.push_back(def);
+      score = chainSide;
       continue;
     }
     if (auto mask = dyn_cast<MaskOp>(def)) {

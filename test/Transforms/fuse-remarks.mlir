@@ -183,8 +183,8 @@ func.func @v_transposed(%q: tensor<1x2x16x16xbf16>, %k: tensor<1x2x16x16xbf16>, 
 // CHECK-NOT: attn.flash
 func.func @unknown_op_in_chain(%q: tensor<1x2x16x16xbf16>, %k: tensor<1x2x16x16xbf16>, %v: tensor<1x2x16x16xbf16>, %x: tensor<1x2x16x16xf32>) -> tensor<1x2x16x16xbf16> {
   %s = attn.matmul %q, %k {transpose_rhs} : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xf32>
-  %a = arith.addf %s, %x : tensor<1x2x16x16xf32>
-  // expected-remark @+1 {{attention chain not fused: the score chain passes through 'arith.addf', which cannot be fused}}
+  %a = arith.subf %s, %x : tensor<1x2x16x16xf32>
+  // expected-remark @+1 {{attention chain not fused: the score chain passes through 'arith.subf', which cannot be fused}}
   %p = attn.softmax %a {dim = 3} : tensor<1x2x16x16xf32> -> tensor<1x2x16x16xbf16>
   %o = attn.matmul %p, %v : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xbf16>
   return %o : tensor<1x2x16x16xbf16>
@@ -210,5 +210,23 @@ func.func @probabilities_not_lhs(%q: tensor<1x2x16x16xbf16>, %k: tensor<1x2x16x1
   // expected-remark @+1 {{attention chain not fused: the probabilities feed 'attn.matmul', not the lhs of an attn.matmul with v}}
   %p = attn.softmax %s {dim = 3} : tensor<1x2x16x16xf32> -> tensor<1x2x16x16xbf16>
   %o = attn.matmul %v, %p : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xbf16>
+  return %o : tensor<1x2x16x16xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: func @bias_add_after_score_mod
+// CHECK-NOT: attn.flash
+func.func @bias_add_after_score_mod(%q: tensor<1x2x16x16xbf16>, %k: tensor<1x2x16x16xbf16>, %v: tensor<1x2x16x16xbf16>, %bias: tensor<1x2x16x16xf32>) -> tensor<1x2x16x16xbf16> {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xf32>
+  %b = arith.addf %s, %bias : tensor<1x2x16x16xf32>
+  %c = attn.score_mod %b {
+  ^bb0(%x: f32, %bb: index, %h: index, %i: index, %j: index):
+    %t = math.tanh %x : f32
+    attn.yield %t : f32
+  } : tensor<1x2x16x16xf32>
+  // expected-remark @+1 {{attention chain not fused: an addition of a bias tensor sits where the fused op cannot put it (after a score_mod or before a scale)}}
+  %p = attn.softmax %c {dim = 3} : tensor<1x2x16x16xf32> -> tensor<1x2x16x16xbf16>
+  %o = attn.matmul %p, %v : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xbf16>
   return %o : tensor<1x2x16x16xbf16>
 }

@@ -1,7 +1,7 @@
 // RUN: attn-opt %s -split-input-file -verify-diagnostics
 
 func.func @dim_range(%s: tensor<1x1x8x8xf32>) -> tensor<1x1x8x8xf32> {
-  // expected-error @+1 {{dim 4 is out of range for rank 4}}
+  // expected-error @+1 {{dim 4 is out of range for rank 4 (expected -4 to 3)}}
   %p = attn.softmax %s {dim = 4} : tensor<1x1x8x8xf32> -> tensor<1x1x8x8xf32>
   return %p : tensor<1x1x8x8xf32>
 }
@@ -9,8 +9,8 @@ func.func @dim_range(%s: tensor<1x1x8x8xf32>) -> tensor<1x1x8x8xf32> {
 // -----
 
 func.func @negative_dim(%s: tensor<1x1x8x8xf32>) -> tensor<1x1x8x8xf32> {
-  // expected-error @+1 {{dim -1 is out of range for rank 4}}
-  %p = attn.softmax %s {dim = -1} : tensor<1x1x8x8xf32> -> tensor<1x1x8x8xf32>
+  // expected-error @+1 {{dim -5 is out of range for rank 4 (expected -4 to 3)}}
+  %p = attn.softmax %s {dim = -5} : tensor<1x1x8x8xf32> -> tensor<1x1x8x8xf32>
   return %p : tensor<1x1x8x8xf32>
 }
 

@@ -235,10 +235,11 @@ LogicalResult ScoreModOp::verify() {
 
 LogicalResult SoftmaxOp::verify() {
   RankedTensorType input = getInput().getType();
-  int64_t dim = getDim();
-  if (dim < 0 || dim >= input.getRank())
+  int64_t dim = getDim(), rank = input.getRank();
+  if (dim < -rank || dim >= rank)
     return emitOpError() << "dim " << dim << " is out of range for rank "
-                         << input.getRank();
+                         << rank << " (expected " << -rank << " to "
+                         << rank - 1 << ")";
   if (getResult().getType().getShape() != input.getShape())
     return emitOpError() << "result shape "
                          << shapeString(getResult().getType().getShape())

@@ -119,7 +119,8 @@ def Attn_SoftmaxOp : Attn_Op<"softmax", [Pure]> {
   let description = [{
     Computes `exp(x - max) / sum(exp(x - max))` along `dim` in f32 and
     converts to the result element type. A slice where every entry is -inf
-    yields zeros.
+    yields zeros. A negative `dim` counts from the last dimension (-1 is the
+    last), as frameworks write it.
 
     ```mlir
     %p = attn.softmax %m {dim = 3} : tensor<2x16x128x128xf32> -> tensor<2x16x128x128xbf16>
@@ -129,6 +130,13 @@ def Attn_SoftmaxOp : Attn_Op<"softmax", [Pure]> {
   let results = (outs Attn_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// `dim` in [0, rank): a negative dim counts from the end.
+    int64_t getNormalizedDim() {
+      int64_t dim = getDim();
+      return dim < 0 ? dim + getInput().getType().getRank() : dim;
+    }
+  }];
 }
 
 //===----------------------------------------------------------------------===//
