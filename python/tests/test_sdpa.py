@@ -1,0 +1,133 @@
+"""attn.sdpa against PyTorch on the GPU: float64 math on upcast inputs as the
+reference, fresh random inputs every test. Skipped without CUDA.
+
+    PYTHONPATH=python ATTN_LIBRARY=build/lib/libattn_c.so python3 -m pytest python/tests
+"""
+
+import math
+
+import pytest
+
+torch = pytest.importorskip("torch")
+if not torch.cuda.is_available():
+    pytest.skip("no CUDA device", allow_module_level=True)
+
+import attn  # noqa: E402
+
+DTYPES = [torch.bfloat16, torch.float16]
+
+
+def reference(q, k, v, mask=None, scale=None, score_mod=None, lse=False):
+    """softmax(score_mod(q k^T * scale) + mask) v in float64; mask is bool
+    (True takes part) or float (added). Rows with no key give 0."""
+    q, k, v = (t.double() for t in (q, k, v))
+    if k.shape[1] != q.shape[1]:
+        rep = q.shape[1] // k.shape[1]
+        k, v = k.repeat_interleave(rep, 1), v.repeat_interleave(rep, 1)
+    scale = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
+    s = q @ k.transpose(-1, -2) * scale
+    if score_mod is not None:
+        s = score_mod(s)
+    if mask is not None:
+        s = s.masked_fill(~mask, float("-inf")) if mask.dtype == torch.bool else s + mask.double()
+    m = s.amax(-1, keepdim=True)
+    m = torch.where(torch.isinf(m), torch.zeros_like(m), m)
+    p = torch.exp(s - m)
+    z = p.sum(-1, keepdim=True)
+    out = torch.where(z > 0, p / z, torch.zeros_like(p)) @ v
+    if lse:
+        return out, (m + torch.log(z)).squeeze(-1)
+    return out
+
+
+def rel(a, b):
+    return ((a.double() - b).norm() / b.norm()).item()
+
+
+def rand(*shape, dtype=torch.bfloat16):
+    return torch.randn(*shape, device="cuda", dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("d", [64, 128])
+@pytest.mark.parametrize("causal", [False, True])
+def test_matches_torch(dtype, d, causal):
+    q, k, v = (rand(2, 4, 300, d, dtype=dtype) for _ in range(3))
+    out = attn.sdpa(q, k, v, is_causal=causal)
+    mask = torch.ones(300, 300, dtype=torch.bool, device="cuda").tril() if causal else None
+    assert rel(out, reference(q, k, v, mask)) < 1e-2
+    torch_out = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
+    assert rel(out, torch_out.double()) < 2e-2
+
+
+def test_gqa_and_scale():
+    q, k, v = rand(2, 8, 128, 64), rand(2, 2, 256, 64), rand(2, 2, 256, 64)
+    out = attn.sdpa(q, k, v, scale=0.3, enable_gqa=True)
+    assert rel(out, reference(q, k, v, scale=0.3)) < 1e-2
+    with pytest.raises(attn.AttnError, match="enable_gqa"):
+        attn.sdpa(q, k, v)
+
+
+def test_bool_and_float_masks_broadcast():
+    q, k, v = rand(2, 4, 64, 64), rand(2, 4, 96, 64), rand(2, 4, 96, 64)
+    keep = torch.rand(64, 96, device="cuda") > 0.3
+    assert rel(attn.sdpa(q, k, v, attn_mask=keep), reference(q, k, v, keep)) < 1e-2
+    bias = torch.randn(4, 1, 96, device="cuda")
+    assert rel(attn.sdpa(q, k, v, attn_mask=bias), reference(q, k, v, bias)) < 1e-2
+
+
+def test_window_padding_softcap_lse():
+    b, h, s, d = 2, 4, 200, 64
+    q, k, v = rand(b, h, s, d), rand(b, h, s, d), rand(b, h, s, d)
+    lengths = torch.tensor([150, 37], device="cuda", dtype=torch.int32)
+    out, lse = attn.sdpa(q, k, v, is_causal=True, window=(32, 0), lengths=lengths,
+                         score_mod=attn.softcap(20.0), return_lse=True)
+    i = torch.arange(s, device="cuda")
+    keep = (i[None, :] <= i[:, None]) & (i[None, :] >= i[:, None] - 32)
+    keep = keep[None, None] & (i[None, None, None, :] < lengths[:, None, None, None])
+    ref, ref_lse = reference(q, k, v, keep, score_mod=lambda x: 20.0 * torch.tanh(x / 20.0), lse=True)
+    assert rel(out, ref) < 1e-2
+    finite = torch.isfinite(ref_lse)
+    assert torch.allclose(lse[finite].double(), ref_lse[finite], atol=2e-2)
+
+
+def test_bshd_memory_without_copies():
+    # (B, S, H, D) memory viewed as (B, H, S, D), as most models store it.
+    q, k, v = (rand(2, 256, 8, 64).transpose(1, 2) for _ in range(3))
+    assert not q.is_contiguous()
+    out = attn.sdpa(q, k, v, is_causal=True)
+    mask = torch.ones(256, 256, dtype=torch.bool, device="cuda").tril()
+    assert rel(out, reference(q, k, v, mask)) < 1e-2
+
+
+def test_fully_masked_rows_are_zero():
+    q, k, v = rand(1, 2, 64, 64), rand(1, 2, 64, 64), rand(1, 2, 64, 64)
+    keep = torch.ones(64, 64, dtype=torch.bool, device="cuda")
+    keep[5] = False
+    out = attn.sdpa(q, k, v, attn_mask=keep)
+    assert torch.isfinite(out).all()
+    assert (out[:, :, 5] == 0).all()
+
+
+def test_kernels_are_cached_per_specialization():
+    q, k, v = rand(1, 2, 128, 64), rand(1, 2, 128, 64), rand(1, 2, 128, 64)
+    _, first = attn.sdpa(q, k, v, return_kernel=True)
+    # A new sequence length reuses the kernel: lengths are runtime values.
+    q2, k2, v2 = rand(3, 2, 77, 64), rand(3, 2, 500, 64), rand(3, 2, 500, 64)
+    _, second = attn.sdpa(q2, k2, v2, return_kernel=True)
+    assert first.value == second.value
+    _, third = attn.sdpa(q, k, v, is_causal=True, return_kernel=True)
+    assert third.value != first.value
+
+
+def test_clear_errors():
+    q = rand(1, 2, 16, 64)
+    with pytest.raises(attn.AttnError, match="dropout"):
+        attn.sdpa(q, q, q, dropout_p=0.1)
+    with pytest.raises(attn.AttnError, match="CUDA tensor"):
+        attn.sdpa(q.cpu(), q, q)
+    with pytest.raises(attn.AttnError, match="float16 or all bfloat16"):
+        attn.sdpa(q.float(), q.float(), q.float())
+    with pytest.raises(attn.AttnError, match="exceeds the largest supported, 256"):
+        big = rand(1, 1, 16, 320)
+        attn.sdpa(big, big, big)
