@@ -26,13 +26,23 @@ __device__ __forceinline__ float fastExp2(float x) {
   return y;
 }
 
+// The f16 and bf16 forms of an instruction differ only in a type name.
+#define ATTN_PACK_X2(TYPE)                                                     \
+  asm("cvt.rn." TYPE "x2.f32 %0, %1, %2;" : "=r"(d) : "f"(hi), "f"(lo))
+#define ATTN_MMA_M16N8K16(TYPE)                                                \
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." TYPE "." TYPE ".f32 "  \
+               "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"         \
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])               \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1))
+
+/// Per element type: packing two floats (`lo` in the low half), widening one
+/// element, and the m16n8k16 product with f32 accumulators.
 template <class E> struct ElementOps;
 
 template <> struct ElementOps<F16> {
-  /// Two floats as f16x2, `lo` in the low half.
   static __device__ __forceinline__ u32 pack(float lo, float hi) {
     u32 d;
-    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(d) : "f"(hi), "f"(lo));
+    ATTN_PACK_X2("f16");
     return d;
   }
   static __device__ __forceinline__ float toFloat(u16 x) {
@@ -42,18 +52,14 @@ template <> struct ElementOps<F16> {
   }
   static __device__ __forceinline__ void mma(float (&c)[4], const u32 (&a)[4],
                                              u32 b0, u32 b1) {
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-                 "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0),
-                   "r"(b1));
+    ATTN_MMA_M16N8K16("f16");
   }
 };
 
 template <> struct ElementOps<BF16> {
   static __device__ __forceinline__ u32 pack(float lo, float hi) {
     u32 d;
-    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(d) : "f"(hi), "f"(lo));
+    ATTN_PACK_X2("bf16");
     return d;
   }
   static __device__ __forceinline__ float toFloat(u16 x) {
@@ -61,13 +67,12 @@ template <> struct ElementOps<BF16> {
   }
   static __device__ __forceinline__ void mma(float (&c)[4], const u32 (&a)[4],
                                              u32 b0, u32 b1) {
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-                 "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0),
-                   "r"(b1));
+    ATTN_MMA_M16N8K16("bf16");
   }
 };
+
+#undef ATTN_PACK_X2
+#undef ATTN_MMA_M16N8K16
 
 /// Reads one bias element of type B as float.
 template <class B> struct BiasOps;

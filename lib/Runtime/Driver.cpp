@@ -2,10 +2,11 @@
 
 #include "attn/Runtime/Driver.h"
 
+#include "SharedLibrary.h"
+
 #include <cuda.h>
 
 #include <cstdlib>
-#include <dlfcn.h>
 #include <memory>
 #include <mutex>
 
@@ -77,53 +78,46 @@ Result<Driver *> Driver::get() {
                        "ATTN_FORCE_NO_GPU is set: the GPU is not used");
       return;
     }
-    void *handle = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!handle) {
+    std::string tried;
+    SharedLibrary library = SharedLibrary::open({"libcuda.so.1"}, tried);
+    if (!library) {
       failure = Status(StatusCode::NoDevice,
-                       std::string("no CUDA driver: cannot load libcuda.so.1 (") +
-                           dlerror() + "); compiling works without one, "
-                                       "running needs an NVIDIA GPU and driver");
+                       "no CUDA driver (" + tried +
+                           "); compiling works without one, running needs an "
+                           "NVIDIA GPU and driver");
       return;
     }
     auto api = std::make_unique<Api>();
-    bool ok = true;
-    auto bind = [&](auto &fn, const char *name) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
-          dlsym(handle, name));
-      ok = ok && fn;
-    };
-    bind(api->init, "cuInit");
-    bind(api->driverGetVersion, "cuDriverGetVersion");
-    bind(api->deviceGetCount, "cuDeviceGetCount");
-    bind(api->deviceGet, "cuDeviceGet");
-    bind(api->deviceGetName, "cuDeviceGetName");
-    bind(api->deviceGetAttribute, "cuDeviceGetAttribute");
-    bind(api->deviceTotalMem, "cuDeviceTotalMem_v2");
-    bind(api->primaryCtxRetain, "cuDevicePrimaryCtxRetain");
-    bind(api->ctxSetCurrent, "cuCtxSetCurrent");
-    bind(api->ctxSynchronize, "cuCtxSynchronize");
-    bind(api->getErrorString, "cuGetErrorString");
-    bind(api->moduleLoadData, "cuModuleLoadData");
-    bind(api->moduleGetFunction, "cuModuleGetFunction");
-    bind(api->funcSetAttribute, "cuFuncSetAttribute");
-    bind(api->funcGetAttribute, "cuFuncGetAttribute");
-    bind(api->occupancyMaxActiveBlocks,
-         "cuOccupancyMaxActiveBlocksPerMultiprocessor");
-    bind(api->launchKernel, "cuLaunchKernel");
-    bind(api->memAlloc, "cuMemAlloc_v2");
-    bind(api->memFree, "cuMemFree_v2");
-    bind(api->memcpyHtoD, "cuMemcpyHtoD_v2");
-    bind(api->memcpyDtoH, "cuMemcpyDtoH_v2");
-    bind(api->memsetD8, "cuMemsetD8_v2");
-    bind(api->eventCreate, "cuEventCreate");
-    bind(api->eventDestroy, "cuEventDestroy_v2");
-    bind(api->eventRecord, "cuEventRecord");
-    bind(api->eventSynchronize, "cuEventSynchronize");
-    bind(api->eventElapsedTime, "cuEventElapsedTime");
-    if (!ok) {
+    library.bind(api->init, "cuInit");
+    library.bind(api->driverGetVersion, "cuDriverGetVersion");
+    library.bind(api->deviceGetCount, "cuDeviceGetCount");
+    library.bind(api->deviceGet, "cuDeviceGet");
+    library.bind(api->deviceGetName, "cuDeviceGetName");
+    library.bind(api->deviceGetAttribute, "cuDeviceGetAttribute");
+    library.bind(api->deviceTotalMem, "cuDeviceTotalMem_v2");
+    library.bind(api->primaryCtxRetain, "cuDevicePrimaryCtxRetain");
+    library.bind(api->ctxSetCurrent, "cuCtxSetCurrent");
+    library.bind(api->ctxSynchronize, "cuCtxSynchronize");
+    library.bind(api->getErrorString, "cuGetErrorString");
+    library.bind(api->moduleLoadData, "cuModuleLoadData");
+    library.bind(api->moduleGetFunction, "cuModuleGetFunction");
+    library.bind(api->funcSetAttribute, "cuFuncSetAttribute");
+    library.bind(api->funcGetAttribute, "cuFuncGetAttribute");
+    library.bind(api->launchKernel, "cuLaunchKernel");
+    library.bind(api->memAlloc, "cuMemAlloc_v2");
+    library.bind(api->memFree, "cuMemFree_v2");
+    library.bind(api->memcpyHtoD, "cuMemcpyHtoD_v2");
+    library.bind(api->memcpyDtoH, "cuMemcpyDtoH_v2");
+    library.bind(api->memsetD8, "cuMemsetD8_v2");
+    library.bind(api->eventCreate, "cuEventCreate");
+    library.bind(api->eventDestroy, "cuEventDestroy_v2");
+    library.bind(api->eventRecord, "cuEventRecord");
+    library.bind(api->eventSynchronize, "cuEventSynchronize");
+    library.bind(api->eventElapsedTime, "cuEventElapsedTime");
+    if (!library.missing().empty()) {
       failure = Status(StatusCode::NoDevice,
-                       "libcuda.so.1 lacks an expected entry point; the driver "
-                       "is too old for CUDA 12");
+                       "libcuda.so.1 lacks " + library.missing() +
+                           "; the driver is too old for CUDA 12");
       return;
     }
     std::unique_ptr<Driver> driver(new Driver());

@@ -2,11 +2,11 @@
 
 #include "attn/Runtime/Nvrtc.h"
 #include "attn/Runtime/Templates.h"
+#include "SharedLibrary.h"
 
 #include <nvrtc.h>
 
 #include <cstdlib>
-#include <dlfcn.h>
 #include <memory>
 #include <mutex>
 #include <regex>
@@ -30,20 +30,15 @@ struct Nvrtc::Api {
 
 namespace {
 
-/// Opens the first NVRTC that loads: the soname first, then $CUDA_HOME's.
-void *openLibrary(std::string &tried) {
+/// NVRTC's sonames first, then $CUDA_HOME's copy.
+std::vector<std::string> nvrtcCandidates() {
   std::vector<std::string> candidates = {"libnvrtc.so.13", "libnvrtc.so.12",
                                          "libnvrtc.so"};
   for (const char *var : {"CUDA_HOME", "CUDA_PATH"})
     if (const char *home = std::getenv(var))
       candidates.push_back(std::string(home) + "/lib64/libnvrtc.so");
   candidates.push_back("/usr/local/cuda/lib64/libnvrtc.so");
-  for (const std::string &name : candidates) {
-    if (void *handle = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL))
-      return handle;
-    tried += (tried.empty() ? "" : ", ") + name;
-  }
-  return nullptr;
+  return candidates;
 }
 
 /// Destroys the program on every path out of compile().
@@ -64,35 +59,29 @@ Result<Nvrtc *> Nvrtc::get() {
   static Status failure;
   std::call_once(once, [] {
     std::string tried;
-    void *handle = openLibrary(tried);
-    if (!handle) {
+    SharedLibrary library = SharedLibrary::open(nvrtcCandidates(), tried);
+    if (!library) {
       failure = Status(StatusCode::NoDevice,
-                       "NVRTC not found (tried " + tried +
+                       "NVRTC not found (" + tried +
                            "); install the CUDA Toolkit or set CUDA_HOME");
       return;
     }
     auto api = std::make_unique<Api>();
-    bool ok = true;
-    auto bind = [&](auto &fn, const char *name) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
-          dlsym(handle, name));
-      ok = ok && fn;
-    };
-    bind(api->version, "nvrtcVersion");
-    bind(api->getErrorString, "nvrtcGetErrorString");
-    bind(api->createProgram, "nvrtcCreateProgram");
-    bind(api->destroyProgram, "nvrtcDestroyProgram");
-    bind(api->compileProgram, "nvrtcCompileProgram");
-    bind(api->getProgramLogSize, "nvrtcGetProgramLogSize");
-    bind(api->getProgramLog, "nvrtcGetProgramLog");
-    bind(api->getCubinSize, "nvrtcGetCUBINSize");
-    bind(api->getCubin, "nvrtcGetCUBIN");
-    bind(api->getPtxSize, "nvrtcGetPTXSize");
-    bind(api->getPtx, "nvrtcGetPTX");
-    if (!ok) {
+    library.bind(api->version, "nvrtcVersion");
+    library.bind(api->getErrorString, "nvrtcGetErrorString");
+    library.bind(api->createProgram, "nvrtcCreateProgram");
+    library.bind(api->destroyProgram, "nvrtcDestroyProgram");
+    library.bind(api->compileProgram, "nvrtcCompileProgram");
+    library.bind(api->getProgramLogSize, "nvrtcGetProgramLogSize");
+    library.bind(api->getProgramLog, "nvrtcGetProgramLog");
+    library.bind(api->getCubinSize, "nvrtcGetCUBINSize");
+    library.bind(api->getCubin, "nvrtcGetCUBIN");
+    library.bind(api->getPtxSize, "nvrtcGetPTXSize");
+    library.bind(api->getPtx, "nvrtcGetPTX");
+    if (!library.missing().empty()) {
       failure = Status(StatusCode::NoDevice,
-                       "the NVRTC library lacks an expected function; it is "
-                       "older than CUDA 11.1");
+                       "the NVRTC library lacks " + library.missing() +
+                           "; it is older than CUDA 11.1");
       return;
     }
     int major = 0, minor = 0;
