@@ -67,9 +67,9 @@ def main():
     if not args.no_flex:
         try:
             from torch.nn.attention.flex_attention import create_block_mask, flex_attention
-            import torch._dynamo
-            torch._dynamo.config.recompile_limit = 256
-            torch._dynamo.config.cache_size_limit = 256
+            import torch._dynamo as dynamo
+            dynamo.config.recompile_limit = 256
+            dynamo.config.cache_size_limit = 256
             flex = torch.compile(flex_attention, dynamic=False)
         except Exception as ex:  # noqa: BLE001
             print("flex unavailable:", ex)

@@ -24,6 +24,7 @@ def main():
               (4, 32, 4096, 64, True)]
     configs = [(bm, bn, w, st) for bm, w in ((64, 4), (128, 4), (128, 8)) for bn in (32, 64, 128)
                for st in (1, 2, 3)]
+    shapes = shapes[: int(os.environ.get("TILES_SHAPES", len(shapes)))]
     for (b, h, s, d, causal) in shapes:
         q = torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16)
         k = torch.randn_like(q)

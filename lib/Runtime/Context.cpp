@@ -206,7 +206,9 @@ Status Kernel::validate(const FlashArgs &a) const {
     return mismatch("seqKV", spec_.seqKV, a.seqKV);
   if (Status s = checkTensor("q", a.q, 3); !s)
     return s;
-  if (Status s = checkTensor("k", a.k, spec_.transposeK ? 2 : 3); !s)
+  // A transposed k is [B, H, D, S]: contiguous along the keys, its last
+  // dimension, like every other operand.
+  if (Status s = checkTensor("k", a.k, 3); !s)
     return s;
   if (Status s = checkTensor("v", a.v, 3); !s)
     return s;

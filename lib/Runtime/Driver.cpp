@@ -103,6 +103,8 @@ Result<Driver *> Driver::get() {
     library.bind(api->moduleGetFunction, "cuModuleGetFunction");
     library.bind(api->funcSetAttribute, "cuFuncSetAttribute");
     library.bind(api->funcGetAttribute, "cuFuncGetAttribute");
+    library.bind(api->occupancyMaxActiveBlocks,
+                 "cuOccupancyMaxActiveBlocksPerMultiprocessor");
     library.bind(api->launchKernel, "cuLaunchKernel");
     library.bind(api->memAlloc, "cuMemAlloc_v2");
     library.bind(api->memFree, "cuMemFree_v2");

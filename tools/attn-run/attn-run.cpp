@@ -459,6 +459,8 @@ std::string shapeString(const std::vector<int64_t> &shape) {
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  // Line-buffered even into a pipe, so a log shows how far a run got.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,
@@ -593,9 +595,13 @@ int main(int argc, char **argv) {
       break;
     }
     if (mlir::isa<mlir::arith::ExtFOp, mlir::arith::TruncFOp>(op)) {
-      values[op.getResult(0)] = values[op.getOperand(0)];
+      DeviceTensor input = values[op.getOperand(0)];
+      values[op.getResult(0)] = input;
       continue;
     }
+    // Constants hoisted out of score_mod regions are emitted into the kernel.
+    if (mlir::isa<mlir::arith::ConstantOp>(op))
+      continue;
     auto flash = mlir::dyn_cast<mlir::attn::FlashOp>(op);
     if (!flash)
       return fail("after the pipeline the function still has '" +
@@ -605,8 +611,9 @@ int main(int argc, char **argv) {
     l.op = flash;
     l.kernel = compiled->kernels[kernelIndex++];
     const attn::KernelSpec &spec = l.kernel->spec();
-    const DeviceTensor &q = values[flash.getQ()], &k = values[flash.getK()],
-                       &v = values[flash.getV()];
+    // Copies: inserting the output below may move the map's entries.
+    const DeviceTensor q = values[flash.getQ()], k = values[flash.getK()],
+                       v = values[flash.getV()];
     std::vector<int64_t> outShape = {q.shape[0], q.shape[1], q.shape[2], v.shape[3]};
     auto out = allocatePoisoned(outShape, q.kind,
                                 bshd ? bshdStrides(outShape) : contiguousStrides(outShape));
