@@ -111,16 +111,18 @@ template <int N> __device__ __forceinline__ void waitAsync() {
   asm volatile("cp.async.wait_group %0;" ::"n"(N));
 }
 
-__device__ __forceinline__ void loadMatrixX4(u32 (&r)[4], const void *p) {
+/// ldmatrix from a 32-bit shared address: a per-thread base plus a
+/// compile-time offset becomes one register and an immediate.
+__device__ __forceinline__ void loadMatrixX4(u32 (&r)[4], u32 address) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(sharedAddress(p)));
+               : "r"(address));
 }
-__device__ __forceinline__ void loadMatrixX4Trans(u32 (&r)[4], const void *p) {
+__device__ __forceinline__ void loadMatrixX4Trans(u32 (&r)[4], u32 address) {
   asm volatile(
       "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"
       : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-      : "r"(sharedAddress(p)));
+      : "r"(address));
 }
 
 } // namespace attn

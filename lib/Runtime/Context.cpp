@@ -6,6 +6,8 @@
 
 #include "attn/params.h"
 
+#include <cuda.h>
+
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -158,6 +160,13 @@ Result<int> Kernel::occupancy() {
   if (!fn)
     return fn.status();
   return (*Driver::get())->occupancy(*fn, spec_.threads, spec_.sharedBytes);
+}
+
+Result<int> Kernel::loadedRegisters() {
+  Result<void *> fn = function();
+  if (!fn)
+    return fn.status();
+  return (*Driver::get())->functionAttribute(*fn, CU_FUNC_ATTRIBUTE_NUM_REGS);
 }
 
 namespace {

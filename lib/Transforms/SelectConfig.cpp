@@ -82,6 +82,11 @@ double modelThroughput(const Candidate &c, const Shape &s,
   int64_t resident = std::min(perSM, blocksOnBusiestSM);
   double intensity = 1.0 / (1.0 + 32.0 / double(c.blockM) +
                             16.0 / double(c.blockN));
+  // A warp with two m16 tiles reuses each K/V fragment it loads from shared
+  // memory twice; measured on the H200 (bench/NOTES.md) that is worth about
+  // as much as 4x wider key tiles.
+  int64_t mTiles = c.blockM / (16 * c.numWarps);
+  intensity *= 1.0 + 0.25 * double(std::min<int64_t>(mTiles, 2) - 1);
   double hiding = std::min(1.0, double(resident * c.numWarps) / 8.0) *
                   (c.stages >= 2 ? 1.0 : 0.85);
   double time = double(blocksOnBusiestSM * c.blockM) / (intensity * hiding);

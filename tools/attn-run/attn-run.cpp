@@ -11,6 +11,7 @@
 
 #include "attn/API/CompileModule.h"
 #include "attn/Dialect/Attn/IR/AttnOps.h"
+#include "attn/Runtime/Nvrtc.h"
 #include "attn/Reference/Reference.h"
 #include "attn/Runtime/Half.h"
 #include "attn/attn.h"
@@ -505,8 +506,10 @@ int main(int argc, char **argv) {
   if (!ctx)
     return fail(ctx.status().toString());
 
-  std::printf("attn-run %s: arch %s, %s\n", inputFile.c_str(),
+  auto nvrtc = attn::Nvrtc::get();
+  std::printf("attn-run %s: arch %s, NVRTC %s, %s\n", inputFile.c_str(),
               (*ctx)->arch().c_str(),
+              nvrtc ? (*nvrtc)->version().c_str() : "missing",
               device ? (device->name + ", " + std::to_string(device->multiprocessors) +
                         " SMs").c_str()
                      : "no GPU (compile only)");
@@ -735,11 +738,13 @@ int main(int argc, char **argv) {
       double gbs = l.bytes / (ms * 1e-3) / 1e9;
       auto grid = l.kernel->grid(l.args.batch, l.args.seqQ);
       auto occupancy = l.kernel->occupancy();
+      auto registers = l.kernel->loadedRegisters();
       std::string gridText = std::to_string(grid.x) + "x" + std::to_string(grid.y) +
                              "x" + std::to_string(grid.z);
       std::printf("%-58s %14s %6d %5d %6d %9.4f %9.1f %8.0f %6.1f%%\n",
                   l.kernel->spec().name.c_str(), gridText.c_str(),
-                  l.kernel->blockThreads(), l.kernel->ptxas().registers,
+                  l.kernel->blockThreads(),
+                  registers ? *registers : l.kernel->ptxas().registers,
                   occupancy ? *occupancy : -1, ms, tflops, gbs,
                   100.0 * std::max(tflops / peakTf, gbs / peakBw));
     }

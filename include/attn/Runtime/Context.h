@@ -61,6 +61,9 @@ public:
   int blockThreads() const { return spec_.threads; }
   /// Resident blocks per SM (needs a GPU).
   Result<int> occupancy();
+  /// Registers per thread as the loaded module reports them (needs a GPU);
+  /// ptxas' report in the compile log gives the same without one.
+  Result<int> loadedRegisters();
 
   /// Checks pointers, alignment, strides and sizes against the spec.
   Status validate(const FlashArgs &args) const;

@@ -227,6 +227,20 @@ template <class C> struct FlashForward {
       commitAsync();
     }
 
+    // Per-lane ldmatrix addresses (bytes); loops add compile-time offsets.
+    // A: rows of Q. B of S = Q K^T: rows of K (or of K^T, transposed). B of
+    // O = P V: rows of V, transposed.
+    const u32 qLane = sharedAddress(sQ) +
+                      2 * ((rowBase + lane % 16) * kStrideQ + (lane / 16) * 8);
+    const u32 kLane =
+        sharedAddress(sK) +
+        2 * (C::kTransposeK
+                 ? (lane % 8 + ((lane / 8) % 2) * 8) * kStrideK + (lane / 16) * 8
+                 : (lane % 8 + (lane / 16) * 8) * kStrideK + ((lane / 8) % 2) * 8);
+    const u32 vLane = sharedAddress(sV) +
+                      2 * ((lane % 8 + ((lane / 8) % 2) * 8) * kStrideV +
+                           (lane / 16) * 8);
+
     float o[kMTiles][kOTiles][4];
     float rowMax[kMTiles][2], rowSum[kMTiles][2];
 #pragma unroll
@@ -248,8 +262,8 @@ template <class C> struct FlashForward {
       __syncthreads();
 
       const int n0 = tileStart(i), stage = i % kStages;
-      const u16 *tK = sK + stage * kElemsK;
-      const u16 *tV = sV + stage * kElemsV;
+      const u32 tK = kLane + stage * (2 * kElemsK);
+      const u32 tV = vLane + stage * (2 * kElemsV);
 
       // S = Q K^T for this warp's rows.
       float s[kMTiles][kNTiles][4];
@@ -265,18 +279,14 @@ template <class C> struct FlashForward {
         u32 a[kMTiles][4];
 #pragma unroll
         for (int mt = 0; mt < kMTiles; ++mt)
-          loadMatrixX4(a[mt], sQ + (rowBase + mt * 16 + lane % 16) * kStrideQ +
-                                  kk * 16 + (lane / 16) * 8);
+          loadMatrixX4(a[mt], qLane + 2 * (mt * 16 * kStrideQ + kk * 16));
 #pragma unroll
         for (int j = 0; j < kNTiles; j += 2) {
           u32 bf[4];
           if (C::kTransposeK)
-            loadMatrixX4Trans(bf, tK + (kk * 16 + lane % 8 + ((lane / 8) % 2) * 8) *
-                                           kStrideK +
-                                      j * 8 + (lane / 16) * 8);
+            loadMatrixX4Trans(bf, tK + 2 * (kk * 16 * kStrideK + j * 8));
           else
-            loadMatrixX4(bf, tK + (j * 8 + lane % 8 + (lane / 16) * 8) * kStrideK +
-                                 kk * 16 + ((lane / 8) % 2) * 8);
+            loadMatrixX4(bf, tK + 2 * (j * 8 * kStrideK + kk * 16));
 #pragma unroll
           for (int mt = 0; mt < kMTiles; ++mt) {
             Ops::mma(s[mt][j], a[mt], bf[0], bf[1]);
@@ -336,9 +346,7 @@ template <class C> struct FlashForward {
 #pragma unroll
         for (int d = 0; d < kOTiles; d += 2) {
           u32 bf[4];
-          loadMatrixX4Trans(bf, tV + (kk * 16 + lane % 8 + ((lane / 8) % 2) * 8) *
-                                         kStrideV +
-                                    d * 8 + (lane / 16) * 8);
+          loadMatrixX4Trans(bf, tV + 2 * (kk * 16 * kStrideV + d * 8));
 #pragma unroll
           for (int mt = 0; mt < kMTiles; ++mt) {
             Ops::mma(o[mt][d], a[mt], bf[0], bf[1]);
