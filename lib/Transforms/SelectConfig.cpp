@@ -48,13 +48,15 @@ struct Shape {
   int64_t queries;    ///< Sq, or 0 when dynamic
   int64_t headDimQK, headDimV;
   bool transposeK;
+  bool elementwise; ///< bias, keep or score_mod: per-element work on all tiles
 };
 
 /// Blocks of `c` that fit on one SM, or 0 if one block does not fit.
 int64_t blocksPerSM(const Candidate &c, const Shape &s, const ArchInfo &arch) {
   int64_t smem = sharedMemoryBytes(c.blockM, c.blockN, c.stages, s.headDimQK,
                                    s.headDimV, s.transposeK);
-  int64_t regs = estimatedRegisters(c.blockM, c.blockN, c.numWarps, s.headDimV);
+  int64_t regs = estimatedRegisters(c.blockM, c.blockN, c.numWarps, s.headDimV,
+                                    s.elementwise);
   if (smem > arch.maxSharedPerBlock || regs > kMaxRegistersPerThread)
     return 0;
   int64_t bySmem = arch.maxSharedPerSM / smem;
@@ -83,10 +85,10 @@ double modelThroughput(const Candidate &c, const Shape &s,
   double intensity = 1.0 / (1.0 + 32.0 / double(c.blockM) +
                             16.0 / double(c.blockN));
   // A warp with two m16 tiles reuses each K/V fragment it loads from shared
-  // memory twice; measured on the H200 (bench/NOTES.md) that is worth about
-  // as much as 4x wider key tiles.
+  // memory twice; on the H200 (bench/NOTES.md) 128x32 with 4 warps beat
+  // 128x128 with 8 warps by 20% at head dim 128.
   int64_t mTiles = c.blockM / (16 * c.numWarps);
-  intensity *= 1.0 + 0.25 * double(std::min<int64_t>(mTiles, 2) - 1);
+  intensity *= 1.0 + 0.4 * double(std::min<int64_t>(mTiles, 2) - 1);
   double hiding = std::min(1.0, double(resident * c.numWarps) / 8.0) *
                   (c.stages >= 2 ? 1.0 : 0.85);
   double time = double(blocksOnBusiestSM * c.blockM) / (intensity * hiding);
@@ -107,6 +109,8 @@ struct AttnSelectConfigPass
     shape.headDimQK = q.getDimSize(3);
     shape.headDimV = v.getDimSize(3);
     shape.transposeK = op.getTransposeK();
+    MaskAttr mask = op.getMaskOrEmpty();
+    shape.elementwise = mask.getBias() || mask.getKeep() || op.hasScoreMod();
     for (auto [name, dim] : {std::pair<StringRef, int64_t>{"q/k", shape.headDimQK},
                              {"v", shape.headDimV}}) {
       if (dim % 8 != 0)
@@ -173,7 +177,8 @@ struct AttnSelectConfigPass
              << "config needs " << smem << " bytes of shared memory; "
              << arch.name << " allows " << arch.maxSharedPerBlock;
     int64_t regs = estimatedRegisters(chosen.blockM, chosen.blockN,
-                                      chosen.numWarps, shape.headDimV);
+                                      chosen.numWarps, shape.headDimV,
+                                      shape.elementwise);
     if (regs > kMaxRegistersPerThread)
       return op.emitOpError() << "config needs about " << regs
                               << " registers per thread; the limit is "

@@ -2,10 +2,11 @@
 // RUN: attn-opt %s -split-input-file -attn-select-config=arch=sm_86 | FileCheck %s --check-prefix=SM86
 // RUN: attn-opt %s -split-input-file "-attn-select-config=arch=sm_80 block-m=64 block-n=32 num-warps=4 stages=1" | FileCheck %s --check-prefix=OVERRIDE
 
-// A large problem: wide tiles on every arch; sm_86's 99 KB of shared memory
+// A large problem: two m16 tiles per warp where the registers and shared
+// memory allow (sm_90a); sm_86's 99 KB of shared memory
 // allow fewer stages or narrower key tiles than sm_90a's 227 KB.
 // SM90-LABEL: func @large_hd128
-// SM90: config = #attn.config<variant = "sm80", block_m = 128, block_n = 128, num_warps = 8, stages = 2>
+// SM90: config = #attn.config<variant = "sm80", block_m = 128, block_n = 32, num_warps = 4, stages = 2>
 // SM86-LABEL: func @large_hd128
 // SM86: config = #attn.config<variant = "sm80", block_m = 128, block_n = 32, num_warps = 8, stages = 2>
 // OVERRIDE-LABEL: func @large_hd128

@@ -41,11 +41,16 @@ constexpr int64_t sharedMemoryBytes(int64_t blockM, int64_t blockN,
 }
 
 /// Estimated registers per thread: the O and S accumulators of each warp's
-/// 16-row m-tiles, plus addressing and softmax state.
+/// 16-row m-tiles, plus addressing and softmax state, plus the index and
+/// operand arithmetic of element-wise work on every tile (bias, keep or
+/// score_mod), which ptxas showed to cost about 16 registers for one m-tile
+/// and 64 more for each further one.
 constexpr int64_t estimatedRegisters(int64_t blockM, int64_t blockN,
-                                     int64_t numWarps, int64_t headDimV) {
+                                     int64_t numWarps, int64_t headDimV,
+                                     bool elementwise) {
   int64_t mTiles = blockM / (16 * numWarps);
-  return mTiles * 4 * (paddedHeadDim(headDimV) / 8 + blockN / 8) + 64;
+  return mTiles * 4 * (paddedHeadDim(headDimV) / 8 + blockN / 8) + 64 +
+         (elementwise ? 16 + 64 * (mTiles - 1) : 0);
 }
 
 } // namespace mlir::attn
