@@ -533,15 +533,8 @@ int main(int argc, char **argv) {
                 attn::cacheOutcomeName(k->cacheOutcome()));
   }
   std::printf("pipeline + build: %.1f ms\n", compiled->pipelineMs);
-  if (!device) {
-    std::printf("no GPU: %s\ncompile-only report done\n",
-                device.status().message().c_str());
-    if (checkOption || benchOption || profileOption)
-      std::printf("--check, --bench and --profile need a GPU; skipped\n");
-    return 0;
-  }
-
-  // Inputs, on the host (for the reference) and on the device.
+  // Inputs on the host (the reference's too): read and checked even
+  // without a GPU, so that a bad --inputs is reported either way.
   std::vector<HostTensor> inputs;
   std::mt19937_64 rng(seedOption);
   std::vector<std::string> npyFiles;
@@ -555,29 +548,47 @@ int main(int argc, char **argv) {
                   " files for " + std::to_string(func.getNumArguments()) +
                   " arguments");
   }
-  llvm::DenseMap<mlir::Value, DeviceTensor> values;
   mlir::Block &body = func.getBody().front();
-  for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
-    auto type = mlir::dyn_cast<mlir::RankedTensorType>(arg.getType());
-    if (!type || !type.hasStaticShape() || failed(kindOf(type.getElementType())))
-      return fail("argument " + std::to_string(i) +
-                  " must be a static tensor of f16, bf16, f32, i32 or i1");
-    HostTensor t;
-    if (!npyFiles.empty()) {
+  if (device || !npyFiles.empty()) {
+    for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
+      auto type = mlir::dyn_cast<mlir::RankedTensorType>(arg.getType());
+      if (!type || !type.hasStaticShape() ||
+          failed(kindOf(type.getElementType())))
+        return fail("argument " + std::to_string(i) +
+                    " must be a static tensor of f16, bf16, f32, i32 or i1");
+      std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+      if (npyFiles.empty()) {
+        inputs.push_back(randomInput(arg, rng, func));
+        continue;
+      }
       auto loaded = readNpy(npyFiles[i]);
       if (!loaded)
         return fail(loaded.status().message());
-      t = std::move(*loaded);
-      if (t.shape != std::vector<int64_t>(type.getShape().begin(), type.getShape().end()))
-        return fail(npyFiles[i] + " has shape " + shapeString(t.shape) +
+      if (loaded->shape != shape)
+        return fail(npyFiles[i] + " has shape " + shapeString(loaded->shape) +
                     ", argument " + std::to_string(i) + " is " +
-                    shapeString(std::vector<int64_t>(type.getShape().begin(),
-                                                     type.getShape().end())));
-      for (double &x : t.data)
+                    shapeString(shape));
+      for (double &x : loaded->data)
         x = representable(*kindOf(type.getElementType()), x);
-    } else {
-      t = randomInput(arg, rng, func);
+      inputs.push_back(std::move(*loaded));
     }
+    if (!npyFiles.empty())
+      std::printf("inputs: %zu .npy files read\n", npyFiles.size());
+  }
+
+  if (!device) {
+    std::printf("no GPU: %s\ncompile-only report done\n",
+                device.status().message().c_str());
+    if (checkOption || benchOption || profileOption)
+      std::printf("--check, --bench and --profile need a GPU; skipped\n");
+    return 0;
+  }
+
+  // The inputs on the device, q/k/v in the requested layout.
+  llvm::DenseMap<mlir::Value, DeviceTensor> values;
+  for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
+    const HostTensor &t = inputs[i];
+    auto type = mlir::cast<mlir::RankedTensorType>(arg.getType());
     Kind kind = *kindOf(type.getElementType());
     bool qkv = type.getRank() == 4 && (kind == Kind::F16 || kind == Kind::BF16);
     auto dev = upload(t, kind, bshd && qkv ? bshdStrides(t.shape)
@@ -585,7 +596,6 @@ int main(int argc, char **argv) {
     if (!dev)
       return fail(dev.status().toString());
     values[arg] = *dev;
-    inputs.push_back(std::move(t));
   }
 
   // The fused function, op by op: attn.flash on the GPU; casts alias.
