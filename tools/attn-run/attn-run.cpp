@@ -720,8 +720,9 @@ int main(int argc, char **argv) {
   }
 
   if (benchOption || profileOption) {
-    std::printf("%-58s %14s %6s %5s %6s %9s %9s %8s %7s\n", "kernel", "grid",
-                "block", "regs", "occ", "ms", "TFLOP/s", "GB/s", "%peak");
+    std::printf("%-58s %14s %6s %5s %7s %4s %9s %9s %8s %7s\n", "kernel",
+                "grid", "block", "regs", "smem", "occ", "ms", "TFLOP/s", "GB/s",
+                "%peak");
     double peakTf = peakTflops(*device), peakBw = device->peakBandwidthGBs();
     for (Launch &l : launches) {
       auto startEv = driver->createEvent(), stopEv = driver->createEvent();
@@ -751,11 +752,12 @@ int main(int argc, char **argv) {
       auto registers = l.kernel->loadedRegisters();
       std::string gridText = std::to_string(grid.x) + "x" + std::to_string(grid.y) +
                              "x" + std::to_string(grid.z);
-      std::printf("%-58s %14s %6d %5d %6d %9.4f %9.1f %8.0f %6.1f%%\n",
+      std::printf("%-58s %14s %6d %5d %7d %4d %9.4f %9.1f %8.0f %6.1f%%\n",
                   l.kernel->spec().name.c_str(), gridText.c_str(),
                   l.kernel->blockThreads(),
                   registers ? *registers : l.kernel->ptxas().registers,
-                  occupancy ? *occupancy : -1, ms, tflops, gbs,
+                  l.kernel->spec().sharedBytes, occupancy ? *occupancy : -1, ms,
+                  tflops, gbs,
                   100.0 * std::max(tflops / peakTf, gbs / peakBw));
     }
     std::printf("device peak: %.0f TFLOP/s (dense 16-bit), %.0f GB/s\n", peakTf,
