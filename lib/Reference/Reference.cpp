@@ -489,6 +489,53 @@ private:
           tensors[cast->getResult(0)] = *in;
           return success();
         })
+        .Case([&](arith::ConstantOp c) -> LogicalResult {
+          // Splat tensor constants, as exporters write sqrt(d) or -inf fills.
+          auto splat = dyn_cast<SplatElementsAttr>(c.getValue());
+          auto type = dyn_cast<RankedTensorType>(c.getType());
+          if (!splat || !type || type.getRank() != 4)
+            return c.emitOpError()
+                   << "the reference evaluates splat rank-4 constants only";
+          double value = isa<FloatType>(type.getElementType())
+                             ? splat.getSplatValue<APFloat>().convertToDouble()
+                             : double(splat.getSplatValue<APInt>().getSExtValue());
+          Tensor4 t;
+          t.shape = shapeOf(c.getResult());
+          t.slice = [value, shape = t.shape](int64_t, int64_t) {
+            return Matrix(shape[2], shape[3], value);
+          };
+          tensors[c.getResult()] = t;
+          return success();
+        })
+        .Case<arith::AddFOp, arith::MulFOp, arith::DivFOp, arith::SelectOp>(
+            [&](Operation *elementwise) -> LogicalResult {
+              SmallVector<Tensor4> in;
+              for (Value operand : elementwise->getOperands()) {
+                FailureOr<Tensor4> t = tensor(elementwise, operand);
+                if (failed(t))
+                  return failure();
+                in.push_back(*t);
+              }
+              Tensor4 out;
+              out.shape = shapeOf(elementwise->getResult(0));
+              bool add = isa<arith::AddFOp>(elementwise),
+                   mul = isa<arith::MulFOp>(elementwise),
+                   select = isa<arith::SelectOp>(elementwise);
+              out.slice = [in, add, mul, select](int64_t b, int64_t h) {
+                Matrix r = in[0].at(b, h), x = in[1].at(b, h);
+                std::optional<Matrix> y;
+                if (select)
+                  y = in[2].at(b, h);
+                for (size_t i = 0; i < r.v.size(); ++i)
+                  r.v[i] = select ? (r.v[i] != 0 ? x.v[i] : y->v[i])
+                           : add  ? r.v[i] + x.v[i]
+                           : mul  ? r.v[i] * x.v[i]
+                                  : r.v[i] / x.v[i];
+                return r;
+              };
+              tensors[elementwise->getResult(0)] = out;
+              return success();
+            })
         .Case([&](FlashOp flash) { return evaluateFlash(flash); })
         .Default([&](Operation *other) {
           return other->emitOpError() << "is not supported by the CPU reference";

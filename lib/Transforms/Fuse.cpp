@@ -16,6 +16,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/Support/Debug.h"
 
+#include <cmath>
+
 #define DEBUG_TYPE "attn-fuse"
 
 namespace mlir::attn {
@@ -229,6 +231,33 @@ FailureOr<AttentionChain> matchChain(SoftmaxOp softmax, std::string &reason) {
       chain.bias = biasSide;
       backwardOps.push_back(def);
       score = chainSide;
+      continue;
+    }
+    // masked_fill as exporters write it: select(keep, scores, -inf).
+    if (auto select = dyn_cast<arith::SelectOp>(def);
+        select && isa<RankedTensorType>(select.getType())) {
+      std::optional<double> fill = splatConstant(select.getFalseValue());
+      if (!fill || !std::isinf(*fill) || *fill > 0) {
+        reason = "an arith.select on the scores fills with something other "
+                 "than -inf";
+        return failure();
+      }
+      if (chain.scoreMod) {
+        reason = "an attn.score_mod follows a mask; it could change masked "
+                 "scores, and the fused op masks last";
+        return failure();
+      }
+      FailureOr<MaskAttr> merged = mergeMasks(
+          chain.mask,
+          MaskAttr::get(select.getContext(), false, false, -1, -1, false, true,
+                        false),
+          reason);
+      if (failed(merged))
+        return failure();
+      chain.mask = *merged;
+      chain.keep = select.getCondition();
+      backwardOps.push_back(def);
+      score = select.getTrueValue();
       continue;
     }
     if (auto mask = dyn_cast<MaskOp>(def)) {

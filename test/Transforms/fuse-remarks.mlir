@@ -230,3 +230,17 @@ func.func @bias_add_after_score_mod(%q: tensor<1x2x16x16xbf16>, %k: tensor<1x2x1
   %o = attn.matmul %p, %v : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xbf16>
   return %o : tensor<1x2x16x16xbf16>
 }
+
+// -----
+
+// CHECK-LABEL: func @select_fills_zero
+// CHECK-NOT: attn.flash
+func.func @select_fills_zero(%q: tensor<1x2x16x16xbf16>, %k: tensor<1x2x16x16xbf16>, %v: tensor<1x2x16x16xbf16>, %keep: tensor<1x2x16x16xi1>) -> tensor<1x2x16x16xbf16> {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xf32>
+  %zero = arith.constant dense<0.0> : tensor<1x2x16x16xf32>
+  %m = arith.select %keep, %s, %zero : tensor<1x2x16x16xi1>, tensor<1x2x16x16xf32>
+  // expected-remark @+1 {{attention chain not fused: an arith.select on the scores fills with something other than -inf}}
+  %p = attn.softmax %m {dim = 3} : tensor<1x2x16x16xf32> -> tensor<1x2x16x16xbf16>
+  %o = attn.matmul %p, %v : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xbf16>
+  return %o : tensor<1x2x16x16xbf16>
+}

@@ -134,6 +134,36 @@ func.func @f(%q: tensor<2x4x6x8xbf16>, %k: tensor<2x2x9x8xbf16>, %v: tensor<2x2x
   EXPECT_NE((*out)[0].data[0], (*out)[0].data[4]);
 }
 
+TEST_F(ReferenceTest, ArithExportedGraphMatchesTheFusedOp) {
+  // scores / 8 + bias, masked_fill through select(keep, s, -inf), as
+  // exporters write them with arith ops; attn-fuse accepts this form.
+  auto func = parse(R"(
+func.func @f(%q: tensor<1x2x5x8xbf16>, %k: tensor<1x2x7x8xbf16>, %v: tensor<1x2x7x8xbf16>,
+             %keep: tensor<1x2x5x7xi1>, %bias: tensor<1x2x5x7xf32>)
+    -> (tensor<1x2x5x8xbf16>, tensor<1x2x5x8xbf16>) {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<1x2x5x8xbf16>, tensor<1x2x7x8xbf16> -> tensor<1x2x5x7xf32>
+  %c = arith.constant dense<8.0> : tensor<1x2x5x7xf32>
+  %t = arith.divf %s, %c : tensor<1x2x5x7xf32>
+  %b = arith.addf %t, %bias : tensor<1x2x5x7xf32>
+  %ninf = arith.constant dense<0xFF800000> : tensor<1x2x5x7xf32>
+  %m = arith.select %keep, %b, %ninf : tensor<1x2x5x7xi1>, tensor<1x2x5x7xf32>
+  %p = attn.softmax %m {dim = -1} : tensor<1x2x5x7xf32> -> tensor<1x2x5x7xbf16>
+  %o = attn.matmul %p, %v : tensor<1x2x5x7xbf16>, tensor<1x2x7x8xbf16> -> tensor<1x2x5x8xbf16>
+  %f = attn.flash %q, %k, %v keep(%keep : tensor<1x2x5x7xi1>) bias(%bias : tensor<1x2x5x7xf32>)
+      {scale = 0.125 : f32, mask = #attn.mask<keep, bias>}
+    : tensor<1x2x5x8xbf16>, tensor<1x2x7x8xbf16>, tensor<1x2x7x8xbf16> -> tensor<1x2x5x8xbf16>
+  return %o, %f : tensor<1x2x5x8xbf16>, tensor<1x2x5x8xbf16>
+})");
+  HostTensor keep({1, 2, 5, 7});
+  for (size_t i = 0; i < keep.data.size(); ++i)
+    keep.data[i] = i % 3 != 1;
+  auto out = evaluate(func, {random({1, 2, 5, 8}, 12), random({1, 2, 7, 8}, 13),
+                             random({1, 2, 7, 8}, 14), keep,
+                             random({1, 2, 5, 7}, 15)});
+  ASSERT_TRUE(mlir::succeeded(out));
+  EXPECT_LT(relativeError((*out)[1], (*out)[0]), 1e-12);
+}
+
 TEST_F(ReferenceTest, FullyMaskedRowsAreZeroWithMinusInfLse) {
   // Bottom-right causal with more queries than keys: the first rows see no key.
   auto func = parse(R"(
