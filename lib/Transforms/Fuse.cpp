@@ -172,6 +172,39 @@ FailureOr<AttentionChain> matchChain(SoftmaxOp softmax, std::string &reason) {
   // Backward: walk the score chain from the softmax to q @ k^T. Ops met
   // earlier in this walk run later in the program.
   bool laterScale = false, laterNonPositiveScale = false;
+  // Merges one mask (or bias) met on the way back into the chain's mask,
+  // where the fused order (scale, score_mod, bias, masks) gives the same
+  // result.
+  auto absorbMask = [&](MaskAttr item, Value lengths, Value keep,
+                        Value bias) -> LogicalResult {
+    if (chain.scoreMod) {
+      reason = "an attn.score_mod follows a mask or bias; the fused op "
+               "applies score_mod first, and it could change masked scores";
+      return failure();
+    }
+    bool masks = item.hasPositionalBound() || item.getKeyPadding() ||
+                 item.getKeep();
+    if (masks && laterNonPositiveScale) {
+      reason = "a scale by a factor <= 0 follows a mask";
+      return failure();
+    }
+    if (item.getBias() && laterScale) {
+      reason = "a scale follows an additive bias (the fused op scales "
+               "before adding bias)";
+      return failure();
+    }
+    FailureOr<MaskAttr> merged = mergeMasks(chain.mask, item, reason);
+    if (failed(merged))
+      return failure();
+    chain.mask = *merged;
+    if (lengths)
+      chain.lengths = lengths;
+    if (keep)
+      chain.keep = keep;
+    if (bias)
+      chain.bias = bias;
+    return success();
+  };
   Value score = softmax.getInput();
   SmallVector<Operation *> backwardOps;
   while (true) {
@@ -197,17 +230,9 @@ FailureOr<AttentionChain> matchChain(SoftmaxOp softmax, std::string &reason) {
     // `scores + bias` written as a tensor add (no broadcast: a full bias).
     if (auto add = dyn_cast<arith::AddFOp>(def);
         add && isa<RankedTensorType>(add.getType())) {
-      if (chain.scoreMod || laterScale || chain.bias) {
-        reason = chain.bias ? "the chain adds two bias tensors"
-                            : "an addition of a bias tensor sits where the "
-                              "fused op cannot put it (after a score_mod or "
-                              "before a scale)";
-        return failure();
-      }
-      // The score chain continues through the operand that is not a
-      // function argument or constant-free tensor, i.e. the one that comes
-      // from the q @ k^T matmul; try the lhs first.
-      Value chainSide = add.getLhs(), biasSide = add.getRhs();
+      // The scores are the operand that leads back (through first operands)
+      // to the q @ k^T matmul; the other one is the bias.
+      Value scores = add.getLhs(), bias = add.getRhs();
       auto reachesMatmul = [](Value v) {
         while (Operation *d = v.getDefiningOp()) {
           if (isa<MatmulOp>(d))
@@ -218,19 +243,14 @@ FailureOr<AttentionChain> matchChain(SoftmaxOp softmax, std::string &reason) {
         }
         return false;
       };
-      if (!reachesMatmul(chainSide))
-        std::swap(chainSide, biasSide);
-      FailureOr<MaskAttr> merged = mergeMasks(
-          chain.mask,
-          MaskAttr::get(add.getContext(), false, false, -1, -1, false, false,
-                        true),
-          reason);
-      if (failed(merged))
+      if (!reachesMatmul(scores))
+        std::swap(scores, bias);
+      MaskAttr item = MaskAttr::get(add.getContext(), false, false, -1, -1,
+                                    false, false, /*bias=*/true);
+      if (failed(absorbMask(item, Value(), Value(), bias)))
         return failure();
-      chain.mask = *merged;
-      chain.bias = biasSide;
       backwardOps.push_back(def);
-      score = chainSide;
+      score = scores;
       continue;
     }
     // masked_fill as exporters write it: select(keep, scores, -inf).
@@ -242,49 +262,18 @@ FailureOr<AttentionChain> matchChain(SoftmaxOp softmax, std::string &reason) {
                  "than -inf";
         return failure();
       }
-      if (chain.scoreMod) {
-        reason = "an attn.score_mod follows a mask; it could change masked "
-                 "scores, and the fused op masks last";
+      MaskAttr item = MaskAttr::get(select.getContext(), false, false, -1, -1,
+                                    false, /*keep=*/true, false);
+      if (failed(absorbMask(item, Value(), select.getCondition(), Value())))
         return failure();
-      }
-      FailureOr<MaskAttr> merged = mergeMasks(
-          chain.mask,
-          MaskAttr::get(select.getContext(), false, false, -1, -1, false, true,
-                        false),
-          reason);
-      if (failed(merged))
-        return failure();
-      chain.mask = *merged;
-      chain.keep = select.getCondition();
       backwardOps.push_back(def);
       score = select.getTrueValue();
       continue;
     }
     if (auto mask = dyn_cast<MaskOp>(def)) {
-      if (chain.scoreMod) {
-        reason = "an attn.score_mod follows a mask; it could change masked "
-                 "scores, and the fused op masks last";
+      if (failed(absorbMask(mask.getKind(), mask.getLengths(), mask.getKeep(),
+                            mask.getBias())))
         return failure();
-      }
-      if (laterNonPositiveScale) {
-        reason = "a scale by a factor <= 0 follows a mask";
-        return failure();
-      }
-      if (mask.getKind().getBias() && laterScale) {
-        reason = "an attn.scale follows an additive bias (the fused op scales "
-                 "before adding bias)";
-        return failure();
-      }
-      FailureOr<MaskAttr> merged = mergeMasks(chain.mask, mask.getKind(), reason);
-      if (failed(merged))
-        return failure();
-      chain.mask = *merged;
-      if (mask.getLengths())
-        chain.lengths = mask.getLengths();
-      if (mask.getKeep())
-        chain.keep = mask.getKeep();
-      if (mask.getBias())
-        chain.bias = mask.getBias();
       backwardOps.push_back(def);
       score = mask.getInput();
       continue;

@@ -38,7 +38,7 @@ func.func @score_mod_after_mask(%q: tensor<1x2x16x16xbf16>, %k: tensor<1x2x16x16
     %t = math.tanh %x : f32
     attn.yield %t : f32
   } : tensor<1x2x16x16xf32>
-  // expected-remark @+1 {{attention chain not fused: an attn.score_mod follows a mask; it could change masked scores, and the fused op masks last}}
+  // expected-remark @+1 {{attention chain not fused: an attn.score_mod follows a mask or bias; the fused op applies score_mod first, and it could change masked scores}}
   %p = attn.softmax %c {dim = 3} : tensor<1x2x16x16xf32> -> tensor<1x2x16x16xbf16>
   %o = attn.matmul %p, %v : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xbf16>
   return %o : tensor<1x2x16x16xbf16>
@@ -106,7 +106,7 @@ func.func @scale_after_bias(%q: tensor<1x2x16x16xbf16>, %k: tensor<1x2x16x16xbf1
   %s = attn.matmul %q, %k {transpose_rhs} : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xf32>
   %b = attn.mask %s bias(%bias : tensor<1x2x16x16xf32>) {kind = #attn.mask<bias>} : tensor<1x2x16x16xf32>
   %t = attn.scale %b {factor = 0.25 : f32} : tensor<1x2x16x16xf32>
-  // expected-remark @+1 {{attention chain not fused: an attn.scale follows an additive bias (the fused op scales before adding bias)}}
+  // expected-remark @+1 {{attention chain not fused: a scale follows an additive bias (the fused op scales before adding bias)}}
   %p = attn.softmax %t {dim = 3} : tensor<1x2x16x16xf32> -> tensor<1x2x16x16xbf16>
   %o = attn.matmul %p, %v : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xbf16>
   return %o : tensor<1x2x16x16xbf16>
@@ -225,7 +225,7 @@ func.func @bias_add_after_score_mod(%q: tensor<1x2x16x16xbf16>, %k: tensor<1x2x1
     %t = math.tanh %x : f32
     attn.yield %t : f32
   } : tensor<1x2x16x16xf32>
-  // expected-remark @+1 {{attention chain not fused: an addition of a bias tensor sits where the fused op cannot put it (after a score_mod or before a scale)}}
+  // expected-remark @+1 {{attention chain not fused: an attn.score_mod follows a mask or bias; the fused op applies score_mod first, and it could change masked scores}}
   %p = attn.softmax %c {dim = 3} : tensor<1x2x16x16xf32> -> tensor<1x2x16x16xbf16>
   %o = attn.matmul %p, %v : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xbf16>
   return %o : tensor<1x2x16x16xbf16>
