@@ -490,6 +490,9 @@ private:
           return success();
         })
         .Case([&](arith::ConstantOp c) -> LogicalResult {
+          // Scalars serve score_mod regions, which read them from the op.
+          if (!isa<TensorType>(c.getType()))
+            return success();
           // Splat tensor constants, as exporters write sqrt(d) or -inf fills.
           auto splat = dyn_cast<SplatElementsAttr>(c.getValue());
           auto type = dyn_cast<RankedTensorType>(c.getType());
@@ -536,6 +539,26 @@ private:
               tensors[elementwise->getResult(0)] = out;
               return success();
             })
+        .Case([&](KernelOp kernel) -> LogicalResult {
+          // The body's arguments stand for the inputs; scalar constants
+          // there serve the payload's regions.
+          Block &body = kernel.getBody().front();
+          for (auto [arg, input] :
+               llvm::zip(body.getArguments(), kernel.getInputs())) {
+            if (auto it = tensors.find(input); it != tensors.end())
+              tensors[arg] = it->second;
+            else if (auto p = plain.find(input); p != plain.end())
+              plain[arg] = p->second;
+            else
+              return kernel.emitOpError()
+                     << "has an input the reference holds no value for";
+          }
+          Operation *payload = kernel.getPayload();
+          if (failed(evaluate(*payload)))
+            return failure();
+          tensors[kernel.getResult()] = tensors[payload->getResult(0)];
+          return success();
+        })
         .Case([&](FlashOp flash) { return evaluateFlash(flash); })
         .Default([&](Operation *other) {
           return other->emitOpError() << "is not supported by the CPU reference";

@@ -3,8 +3,11 @@
 #include "attn/API/CompileModule.h"
 #include "attn/Reference/Reference.h"
 
+#include "attn/Transforms/Passes.h"
+
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 
 #include <gtest/gtest.h>
 
@@ -162,6 +165,44 @@ func.func @f(%q: tensor<1x2x5x8xbf16>, %k: tensor<1x2x7x8xbf16>, %v: tensor<1x2x
                              random({1, 2, 5, 7}, 15)});
   ASSERT_TRUE(mlir::succeeded(out));
   EXPECT_LT(relativeError((*out)[1], (*out)[0]), 1e-12);
+}
+
+TEST_F(ReferenceTest, UnfusedKernelsComputeTheGraph) {
+  // --attn-lower-unfused changes how the graph runs, not what it computes.
+  const char *text = R"(
+func.func @f(%q: tensor<2x2x6x8xbf16>, %k: tensor<2x1x6x8xbf16>, %v: tensor<2x1x6x8xbf16>, %len: tensor<2xi32>) -> tensor<2x2x6x8xbf16> {
+  %cap = arith.constant 3.0 : f32
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<2x2x6x8xbf16>, tensor<2x1x6x8xbf16> -> tensor<2x2x6x6xf32>
+  %t = attn.scale %s {factor = 0.35 : f32} : tensor<2x2x6x6xf32>
+  %c = attn.score_mod %t {
+  ^bb0(%x: f32, %b: index, %h: index, %i: index, %j: index):
+    %d = arith.divf %x, %cap : f32
+    %th = math.tanh %d : f32
+    %y = arith.mulf %th, %cap : f32
+    attn.yield %y : f32
+  } : tensor<2x2x6x6xf32>
+  %m = attn.mask %c lengths(%len : tensor<2xi32>) {kind = #attn.mask<causal, key_padding>} : tensor<2x2x6x6xf32>
+  %p = attn.softmax %m {dim = 3} : tensor<2x2x6x6xf32> -> tensor<2x2x6x6xbf16>
+  %o = attn.matmul %p, %v : tensor<2x2x6x6xbf16>, tensor<2x1x6x8xbf16> -> tensor<2x2x6x8xbf16>
+  return %o : tensor<2x2x6x8xbf16>
+})";
+  HostTensor len({2});
+  len.data = {4, 6};
+  std::vector<HostTensor> inputs = {random({2, 2, 6, 8}, 16), random({2, 1, 6, 8}, 17),
+                                    random({2, 1, 6, 8}, 18), len};
+  auto graph = evaluate(parse(text), inputs);
+  ASSERT_TRUE(mlir::succeeded(graph));
+
+  mlir::PassManager pm(&context);
+  pm.addPass(mlir::attn::createAttnLowerUnfusedPass());
+  mlir::func::FuncOp func = parse(text);
+  ASSERT_TRUE(mlir::succeeded(pm.run(*module)));
+  int kernels = 0;
+  func.walk([&](mlir::attn::KernelOp) { ++kernels; });
+  EXPECT_EQ(kernels, 6);
+  auto unfused = evaluate(func, inputs);
+  ASSERT_TRUE(mlir::succeeded(unfused));
+  EXPECT_EQ(relativeError((*unfused)[0], (*graph)[0]), 0.0);
 }
 
 TEST_F(ReferenceTest, FullyMaskedRowsAreZeroWithMinusInfLse) {

@@ -25,6 +25,20 @@ def AttnFusePass : Pass<"attn-fuse"> {
   ];
 }
 
+def AttnLowerUnfusedPass : Pass<"attn-lower-unfused"> {
+  let summary = "Run every graph op as its own kernel (the unfused path)";
+  let description = [{
+    Wraps each graph op (`attn.matmul`, `attn.scale`, `attn.mask`,
+    `attn.score_mod`, `attn.softmax`, and tensor `arith.extf`/`truncf`) in
+    an `attn.kernel`, the shape of PyTorch's "math" backend: one launch per
+    op, intermediates in memory. Scale, mask and score_mod kernels are
+    `in_place`: they rewrite the score tensor they read instead of copying
+    it. Run it instead of `--attn-fuse` to keep the unfused graph as a
+    reference and for profiling what fusion saves. Constants that a
+    score_mod region uses are cloned into its kernel.
+  }];
+}
+
 def AttnSelectConfigPass : Pass<"attn-select-config"> {
   let summary = "Choose the kernel variant and tiles of each attn.flash";
   let description = [{

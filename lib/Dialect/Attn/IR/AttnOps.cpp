@@ -355,5 +355,49 @@ LogicalResult FlashOp::verify() {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// KernelOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult KernelOp::verify() {
+  Block &block = getBody().front();
+  if (block.getNumArguments() != getInputs().size())
+    return emitOpError() << "body has " << block.getNumArguments()
+                         << " arguments for " << getInputs().size()
+                         << " inputs";
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip(block.getArgumentTypes(), getInputs())))
+    if (std::get<0>(pair) != std::get<1>(pair).getType())
+      return emitOpError() << "body argument " << i << " has type "
+                           << std::get<0>(pair) << " but input " << i
+                           << " is " << std::get<1>(pair).getType();
+  Operation *payload = getPayload();
+  if (!payload)
+    return emitOpError() << "body must hold one graph op before attn.yield";
+  for (Operation *op = &block.front(); op != payload; op = op->getNextNode())
+    if (!isa<arith::ConstantOp>(op))
+      return emitOpError() << "body may hold constants and one graph op, "
+                              "but also has '"
+                           << op->getName() << "'";
+  if (!isa<MatmulOp, ScaleOp, MaskOp, ScoreModOp, SoftmaxOp, arith::ExtFOp,
+           arith::TruncFOp>(payload))
+    return emitOpError() << "runs '" << payload->getName()
+                         << "', which is not a graph op";
+  auto yield = dyn_cast<YieldOp>(block.getTerminator());
+  if (!yield)
+    return emitOpError() << "body must end in attn.yield";
+  if (yield.getValues().size() != 1 ||
+      yield.getValues().front() != payload->getResult(0) ||
+      payload->getResult(0).getType() != getResult().getType())
+    return emitOpError() << "must yield the result of its op, of type "
+                         << getResult().getType();
+  if (getInPlace() &&
+      (getInputs().empty() || getInputs().front().getType() != getType()))
+    return emitOpError() << "in_place needs a first input of the result "
+                            "type "
+                         << getType();
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "attn/Dialect/Attn/IR/AttnOps.cpp.inc"

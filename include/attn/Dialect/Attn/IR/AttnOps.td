@@ -193,9 +193,51 @@ def Attn_FlashOp : Attn_Op<"flash", [Pure, AttrSizedOperandSegments]> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Unfused kernels
+//===----------------------------------------------------------------------===//
+
+def Attn_KernelOp : Attn_Op<"kernel", [IsolatedFromAbove]> {
+  let summary = "One graph op run as its own kernel (the unfused path)";
+  let description = [{
+    `--attn-lower-unfused` wraps each graph op in an `attn.kernel`: the
+    shape of PyTorch's "math" backend, where every op is a launch and every
+    intermediate goes through memory. The body holds exactly one graph op
+    (`attn.matmul`, `attn.scale`, `attn.mask`, `attn.score_mod`,
+    `attn.softmax`, or an `arith.extf`/`arith.truncf` cast) applied to the
+    block arguments, which stand for the operands, after the constants its
+    region uses (the body is isolated from above). With `in_place`, the
+    result reuses the buffer of the first operand (same type): masking and
+    scaling write the score tensor they read, with no copy.
+
+    ```mlir
+    %m = attn.kernel "mask_causal" in_place (%t) : (tensor<2x8x128x128xf32>) -> tensor<2x8x128x128xf32> {
+    ^bb0(%x: tensor<2x8x128x128xf32>):
+      %y = attn.mask %x {kind = #attn.mask<causal>} : tensor<2x8x128x128xf32>
+      attn.yield %y : tensor<2x8x128x128xf32>
+    }
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, UnitAttr:$in_place,
+                       Variadic<AnyRankedTensor>:$inputs);
+  let results = (outs AnyRankedTensor:$result);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $name (`in_place` $in_place^)? `(` $inputs `)` attr-dict `:`
+    functional-type($inputs, $result) $body
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The graph op the kernel runs (the op before the terminator).
+    Operation *getPayload() {
+      return getBody().front().getTerminator()->getPrevNode();
+    }
+  }];
+}
+
 def Attn_YieldOp : Attn_Op<"yield", [Pure, Terminator, ReturnLike,
-    ParentOneOf<["ScoreModOp", "FlashOp"]>]> {
-  let summary = "Returns the new score from a score_mod region";
+    ParentOneOf<["ScoreModOp", "FlashOp", "KernelOp"]>]> {
+  let summary = "Returns the new score from a score_mod region, or a kernel's result";
   let arguments = (ins Variadic<AnyType>:$values);
   let assemblyFormat = "($values^ `:` type($values))? attr-dict";
 }
