@@ -9,10 +9,11 @@ def AttnFusePass : Pass<"attn-fuse"> {
   let summary = "Fuse attention graphs into attn.flash";
   let description = [{
     Finds each `attn.softmax` over the key axis and walks the chain around
-    it: `attn.matmul` (q, k), any number of `attn.scale` (also on q or k),
-    `attn.mask` (merged), one `attn.score_mod`, element type casts, the
-    softmax, and the `attn.matmul` with v. The chain becomes one
-    `attn.flash`. A chain that cannot be fused stays as it is and gets a
+    it: `attn.matmul` (q, k), any number of scalings (`attn.scale`, or
+    `arith.mulf`/`divf` by a splat constant; also on q or k), masks
+    (`attn.mask`, merged; `arith.select` with a -inf fill), a bias
+    (`arith.addf`), one `attn.score_mod`, element type casts, the softmax,
+    and the `attn.matmul` with v. The chain becomes one `attn.flash`. A chain that cannot be fused stays as it is and gets a
     remark (on stderr, with the softmax's location) that says why.
 
     Fused order: `scale`, then `score_mod`, then `bias`, then masks; a graph
