@@ -27,7 +27,7 @@ PY
 echo "=== SASS of $(basename "$example")"
 ATTN_DUMP_DIR=/tmp/attn-dump "$build/bin/attn-run" --no-disk-cache --bench --profile "$example" | tail -n 3
 cuobjdump --dump-sass /tmp/attn-dump/*.cubin > "$out/kernel.sass"
-for op in HMMA LDSM LDGSTS MUFU.EX2 FMUL FFMA FADD FMNMX SHFL BAR F2FP LDL STL; do
+for op in HGMMA HMMA LDSM LDGSTS MUFU.EX2 FMUL FFMA FADD FMNMX SHFL BAR F2FP WARPGROUP LDL STL; do
   printf '%-9s %5d\n' "$op" "$(grep -c "$op" "$out/kernel.sass")"
 done | tee "$out/sass-mix.txt"
 

@@ -15,24 +15,28 @@ run="$build/bin/attn-run"
 passed=0 failed=0
 for test in "${tests[@]}"; do
   name=$(basename "$test" .mlir)
-  # The RUN line's attn-run arguments, with %s as the test file.
-  args=$(sed -n 's|^// RUN: attn-run \([^%]*\) %s.*|\1|p' "$test" | head -n 1)
-  args=${args//\$RANDOM/$RANDOM}
   expected=$(grep -c '^// CHECK: check output' "$test")
-  start=$(date +%s%N)
-  output=$("$run" $args "$test" 2>&1)
-  status=$?
-  elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
-  passes=$(grep -c '^check output .*: PASS$' <<<"$output")
-  errors=$(sed -n 's/^check output \([0-9]*\).*rel L2 error \([^ ]*\).*/out\1=\2/p' <<<"$output" | tr '\n' ' ')
-  if [[ $status -eq 0 && $passes -ge $expected && $expected -gt 0 ]]; then
-    passed=$((passed + 1))
-    printf 'PASS  %-36s %s(%d ms)\n' "$name" "$errors" "$elapsed_ms"
-  else
-    failed=$((failed + 1))
-    printf 'FAIL  %-36s %s(exit %d)\n' "$name" "$errors" "$status"
-    sed 's/^/      /' <<<"$output" | tail -n 15
-  fi
+  # Each RUN line's attn-run arguments, with %s as the test file: a case
+  # may run once per kernel variant.
+  while IFS= read -r args; do
+    args=${args//\$RANDOM/$RANDOM}
+    label="$name${args:+ [$args]}"
+    start=$(date +%s%N)
+    output=$("$run" $args "$test" 2>&1)
+    status=$?
+    elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+    passes=$(grep -c '^check output .*: PASS$' <<<"$output")
+    kernel=$(grep -o '^attn_fwd_[a-z0-9_]*' <<<"$output" | head -n 1)
+    errors=$(sed -n 's/^check output \([0-9]*\).*rel L2 error \([^ ]*\).*/out\1=\2/p' <<<"$output" | tr '\n' ' ')
+    if [[ $status -eq 0 && $passes -ge $expected && $expected -gt 0 ]]; then
+      passed=$((passed + 1))
+      printf 'PASS  %-48s %s(%d ms) %s\n' "$label" "$errors" "$elapsed_ms" "$kernel"
+    else
+      failed=$((failed + 1))
+      printf 'FAIL  %-48s %s(exit %d) %s\n' "$label" "$errors" "$status" "$kernel"
+      sed 's/^/      /' <<<"$output" | tail -n 15
+    fi
+  done < <(sed -n 's|^// RUN: attn-run \([^%]*\) %s.*|\1|p' "$test")
 done
 echo "gpu tests: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

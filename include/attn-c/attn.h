@@ -68,10 +68,12 @@ ATTN_C_API int attn_context_create(const char *arch, const char *cache_dir,
 ATTN_C_API void attn_context_destroy(attn_context *context);
 
 /* Compiles the single attention of an MLIR module (graph or attn.flash).
- * Tile overrides of 0 leave the cost model's choice. */
-ATTN_C_API int attn_compile(attn_context *context, const char *mlir, int32_t block_m,
-                 int32_t block_n, int32_t num_warps, int32_t stages,
-                 attn_kernel **out);
+ * variant: "sm80" or "sm90", or NULL/"" for the cost model's choice; tile
+ * overrides of 0 leave the cost model's choice. */
+ATTN_C_API int attn_compile(attn_context *context, const char *mlir,
+                            const char *variant, int32_t block_m,
+                            int32_t block_n, int32_t num_warps, int32_t stages,
+                            attn_kernel **out);
 ATTN_C_API int attn_kernel_get_info(const attn_kernel *kernel, attn_kernel_info *info);
 /* The CUDA C++ source the kernel was compiled from (owned by the kernel). */
 ATTN_C_API const char *attn_kernel_source(const attn_kernel *kernel);

@@ -31,7 +31,9 @@ struct CompileOptions {
   /// Run canonicalize, attn-fuse and attn-select-config first (ops that
   /// already carry a config keep it).
   bool runPipeline = true;
-  /// Tile overrides for attn-select-config (0: the cost model's choice).
+  /// Overrides for attn-select-config: the kernel variant ("sm80", "sm90";
+  /// empty: the cost model's choice) and the tiles (0: the model's choice).
+  std::string variant;
   int blockM = 0, blockN = 0, numWarps = 0, stages = 0;
 };
 

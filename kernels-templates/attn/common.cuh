@@ -74,6 +74,17 @@ template <> struct ElementOps<BF16> {
 #undef ATTN_PACK_X2
 #undef ATTN_MMA_M16N8K16
 
+/// The m16k16 A fragment of P for keys [16 kk, 16 kk + 16), packed from the
+/// m16n8 accumulators of S (the two layouts line up register for register).
+template <class Ops, int NTiles>
+__device__ __forceinline__ void packP(u32 (&a)[4], const float (&s)[NTiles][4],
+                                      int kk) {
+  a[0] = Ops::pack(s[2 * kk][0], s[2 * kk][1]);
+  a[1] = Ops::pack(s[2 * kk][2], s[2 * kk][3]);
+  a[2] = Ops::pack(s[2 * kk + 1][0], s[2 * kk + 1][1]);
+  a[3] = Ops::pack(s[2 * kk + 1][2], s[2 * kk + 1][3]);
+}
+
 /// Reads one bias element of type B as float.
 template <class B> struct BiasOps;
 template <> struct BiasOps<float> {
@@ -96,12 +107,11 @@ __device__ __forceinline__ u32 sharedAddress(const void *p) {
   return static_cast<u32>(__cvta_generic_to_shared(p));
 }
 
-/// Copies 16 bytes global -> shared; only `bytes` (0..16) are read, the rest
-/// is zero-filled.
-__device__ __forceinline__ void copyAsync16(void *dst, const void *src,
+/// Copies 16 bytes global -> shared (a 32-bit shared address); only `bytes`
+/// (0..16) are read, the rest is zero-filled.
+__device__ __forceinline__ void copyAsync16(u32 dst, const void *src,
                                             int bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(
-                   sharedAddress(dst)),
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst),
                "l"(src), "r"(bytes));
 }
 __device__ __forceinline__ void commitAsync() {
@@ -109,6 +119,67 @@ __device__ __forceinline__ void commitAsync() {
 }
 template <int N> __device__ __forceinline__ void waitAsync() {
   asm volatile("cp.async.wait_group %0;" ::"n"(N));
+}
+
+/// Shared-memory tile layouts: where the 16-byte chunk `chunk` of row `row`
+/// lives, in bytes from the tile's start. Offsets repeat every kRowPeriod
+/// rows, kRowBytes apart, which lets loadTile step rows by constants.
+///
+/// Rows of Stride elements: the padding keeps ldmatrix conflict-free.
+template <int Stride> struct PaddedLayout {
+  static constexpr int kRowBytes = 2 * Stride, kRowPeriod = 1;
+  static __device__ __forceinline__ u32 offset(int row, int chunk) {
+    return row * kRowBytes + chunk * 16;
+  }
+};
+/// The 128-byte swizzle of wgmma and TMA: 64-column blocks of Rows rows of
+/// 128 bytes each, chunk c of row r stored at chunk c ^ (r % 8). Needs a
+/// 1024-byte aligned tile.
+template <int Rows> struct Swizzle128Layout {
+  static constexpr int kRowBytes = 128, kRowPeriod = 8;
+  static __device__ __forceinline__ u32 offset(int row, int chunk) {
+    return (chunk / 8) * (Rows * 128) + row * 128 + ((chunk ^ row) % 8) * 16;
+  }
+};
+
+/// Copies a [Rows][Cols] tile of 16-bit elements to shared memory at `smem`
+/// (laid out by Layout) in 16-byte chunks with cp.async, Threads threads
+/// sharing the work; rows >= rowsValid and columns >= colsValid read as zero.
+template <class Layout, int Rows, int Cols, int Threads>
+__device__ __forceinline__ void loadTile(u32 smem, const u16 *gmem,
+                                         i64 rowStride, int rowsValid,
+                                         int colsValid) {
+  constexpr int kChunksPerRow = Cols / 8;
+  constexpr int kRowStep = Threads / kChunksPerRow;
+  if constexpr (Threads % kChunksPerRow == 0 &&
+                kRowStep % Layout::kRowPeriod == 0) {
+    // Each thread keeps one chunk column: one address computation, then
+    // constant row steps (no per-chunk 64-bit addresses held in registers).
+    const int row0 = threadIdx.x / kChunksPerRow;
+    const int chunk = threadIdx.x % kChunksPerRow;
+    const int bytes = 2 * min(max(colsValid - chunk * 8, 0), 8);
+    const u32 dst = smem + Layout::offset(row0, chunk);
+    const u16 *src = gmem + row0 * rowStride + chunk * 8;
+    const i64 srcStep = kRowStep * rowStride;
+#pragma unroll
+    for (int i = 0; i < (Rows + kRowStep - 1) / kRowStep; ++i) {
+      const int row = row0 + i * kRowStep;
+      if (Rows % kRowStep != 0 && row >= Rows)
+        break;
+      const bool valid = row < rowsValid && bytes > 0;
+      copyAsync16(dst + i * kRowStep * Layout::kRowBytes,
+                  valid ? src + i * srcStep : gmem, valid ? bytes : 0);
+    }
+  } else {
+#pragma unroll
+    for (int c = threadIdx.x; c < Rows * kChunksPerRow; c += Threads) {
+      const int row = c / kChunksPerRow, chunk = c % kChunksPerRow;
+      const int bytes =
+          row < rowsValid ? 2 * min(max(colsValid - chunk * 8, 0), 8) : 0;
+      copyAsync16(smem + Layout::offset(row, chunk),
+                  bytes > 0 ? gmem + row * rowStride + chunk * 8 : gmem, bytes);
+    }
+  }
 }
 
 /// ldmatrix from a 32-bit shared address: a per-thread base plus a

@@ -107,6 +107,7 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
     pm.addPass(mlir::createCanonicalizerPass());
     mlir::attn::AttnSelectConfigPassOptions select;
     select.arch = context.arch();
+    select.variant = options.variant;
     select.blockM = options.blockM;
     select.blockN = options.blockN;
     select.numWarps = options.numWarps;

@@ -60,12 +60,13 @@ int attn_context_create(const char *arch, const char *cacheDir,
 
 void attn_context_destroy(attn_context *context) { delete context; }
 
-int attn_compile(attn_context *context, const char *mlir, int32_t blockM,
-                 int32_t blockN, int32_t numWarps, int32_t stages,
-                 attn_kernel **out) {
+int attn_compile(attn_context *context, const char *mlir, const char *variant,
+                 int32_t blockM, int32_t blockN, int32_t numWarps,
+                 int32_t stages, attn_kernel **out) {
   if (!context || !mlir || !out)
     return invalid("attn_compile: NULL argument");
   attn::CompileOptions options;
+  options.variant = variant ? variant : "";
   options.blockM = blockM;
   options.blockN = blockN;
   options.numWarps = numWarps;

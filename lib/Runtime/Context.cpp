@@ -78,6 +78,13 @@ static void dumpIfAsked(const KernelSpec &spec, const NvrtcOutput *output) {
 
 Result<std::shared_ptr<Kernel>> Context::build(const KernelSpec &spec) {
   auto start = std::chrono::steady_clock::now();
+  // wgmma exists only on the arch-specific sm_90a target.
+  if (spec.variant == "sm90" && arch_ != "sm_90a")
+    return Status(StatusCode::Unsupported,
+                  "kernel " + spec.name +
+                      " uses the sm90 variant (wgmma), which needs sm_90a; "
+                      "this context targets " +
+                      arch_);
   Result<Nvrtc *> nvrtc = Nvrtc::get();
   if (!nvrtc)
     return nvrtc.status();

@@ -1,8 +1,10 @@
 //===- SelectConfig.cpp - Choose kernel variant and tiles -----------------===//
 //
-// A small analytic cost model: enumerate the tile configurations the sm80
-// template supports, drop those that exceed shared memory or registers, and
-// pick the one with the best modeled throughput (see modelThroughput).
+// A small analytic cost model: enumerate the tile configurations the kernel
+// variants support on the target (sm80 everywhere, sm90 on sm_90a for head
+// dims in whole 64-column blocks), drop those that exceed shared memory or
+// registers, and pick the one with the best modeled throughput (see
+// modelThroughput).
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,6 +42,7 @@ constexpr int64_t kMaxRegistersPerThread = 255;
 constexpr int64_t kMaxWarpsPerSM = 48;
 
 struct Candidate {
+  StringRef variant;
   int64_t blockM, blockN, numWarps, stages;
 };
 
@@ -51,12 +54,15 @@ struct Shape {
   bool elementwise; ///< bias, keep or score_mod: per-element work on all tiles
 };
 
+TileShape tileShape(const Candidate &c, const Shape &s) {
+  return TileShape{c.variant,     c.blockM,    c.blockN,    c.numWarps,
+                   c.stages,      s.headDimQK, s.headDimV, s.transposeK};
+}
+
 /// Blocks of `c` that fit on one SM, or 0 if one block does not fit.
 int64_t blocksPerSM(const Candidate &c, const Shape &s, const ArchInfo &arch) {
-  int64_t smem = sharedMemoryBytes(c.blockM, c.blockN, c.stages, s.headDimQK,
-                                   s.headDimV, s.transposeK);
-  int64_t regs = estimatedRegisters(c.blockM, c.blockN, c.numWarps, s.headDimV,
-                                    s.elementwise);
+  int64_t smem = sharedMemoryBytes(tileShape(c, s));
+  int64_t regs = estimatedRegisters(tileShape(c, s), s.elementwise);
   if (smem > arch.maxSharedPerBlock || regs > kMaxRegistersPerThread)
     return 0;
   int64_t bySmem = arch.maxSharedPerSM / smem;
@@ -89,6 +95,11 @@ double modelThroughput(const Candidate &c, const Shape &s,
   // 128x128 with 8 warps by 20% at head dim 128.
   int64_t mTiles = c.blockM / (16 * c.numWarps);
   intensity *= 1.0 + 0.4 * double(std::min<int64_t>(mTiles, 2) - 1);
+  // wgmma issues a 64 x N x 16 product per warpgroup from shared memory
+  // with no register staging; on the H200 it ran at about twice mma.sync's
+  // throughput (bench/NOTES.md), so it wins wherever it applies.
+  if (c.variant == "sm90")
+    intensity *= 2.0;
   double hiding = std::min(1.0, double(resident * c.numWarps) / 8.0) *
                   (c.stages >= 2 ? 1.0 : 0.85);
   double time = double(blocksOnBusiestSM * c.blockM) / (intensity * hiding);
@@ -99,7 +110,9 @@ struct AttnSelectConfigPass
     : impl::AttnSelectConfigPassBase<AttnSelectConfigPass> {
   using Base::Base;
 
-  bool hasOverride() { return blockM || blockN || numWarps || stages; }
+  bool hasOverride() {
+    return blockM || blockN || numWarps || stages || !variant.empty();
+  }
 
   LogicalResult configure(FlashOp op, const ArchInfo &arch) {
     if (op.getConfig() && !hasOverride())
@@ -128,30 +141,47 @@ struct AttnSelectConfigPass
 
     std::optional<Candidate> best;
     double bestScore = 0.0;
-    for (int64_t m : {64, 128})
+    auto consider = [&](Candidate c) {
+      double score = modelThroughput(c, shape, arch);
+      LLVM_DEBUG(llvm::dbgs() << "  " << c.variant << " m=" << c.blockM
+                              << " n=" << c.blockN << " warps=" << c.numWarps
+                              << " stages=" << c.stages << " score=" << score
+                              << "\n");
+      if (score > bestScore) {
+        bestScore = score;
+        best = c;
+      }
+    };
+    bool sm90 = arch.computeCapability >= 90 &&
+                sm90Supports(shape.headDimQK, shape.headDimV, shape.transposeK);
+    if (variant == "sm90" && !sm90)
+      return op.emitOpError()
+             << "variant sm90 needs sm_90a, head dims that are multiples of "
+                "64 and an untransposed k; got "
+             << arch.name << ", head dims " << shape.headDimQK << "/"
+             << shape.headDimV << (shape.transposeK ? ", transpose_k" : "");
+    if (sm90 && variant != "sm80")
       for (int64_t warps : {4, 8})
-        for (int64_t n : {32, 64, 128})
-          for (int64_t st : {1, 2}) {
-            if (m % (16 * warps) != 0)
-              continue;
-            Candidate c{m, n, warps, st};
-            double score = modelThroughput(c, shape, arch);
-            LLVM_DEBUG(llvm::dbgs() << "  m=" << m << " n=" << n
-                                    << " warps=" << warps << " stages=" << st
-                                    << " score=" << score << "\n");
-            if (score > bestScore) {
-              bestScore = score;
-              best = c;
-            }
-          }
+        for (int64_t n : {64, 128})
+          consider(Candidate{"sm90", 16 * warps, n, warps, 2});
+    if (!best && variant != "sm90")
+      for (int64_t m : {64, 128})
+        for (int64_t warps : {4, 8})
+          for (int64_t n : {32, 64, 128})
+            for (int64_t st : {1, 2})
+              if (m % (16 * warps) == 0)
+                consider(Candidate{"sm80", m, n, warps, st});
     if (!best && !hasOverride())
       return op.emitOpError() << "no tile configuration fits " << arch.name
                               << " for head dims " << shape.headDimQK << "/"
                               << shape.headDimV;
-    Candidate chosen = best.value_or(Candidate{64, 64, 4, 2});
+    Candidate chosen = best.value_or(
+        Candidate{variant.empty() ? StringRef("sm80") : StringRef(variant), 64,
+                  64, 4, 2});
     if (op.getConfig() && hasOverride()) {
       ConfigAttr given = op.getConfigAttr();
-      chosen = Candidate{given.getBlockM(), given.getBlockN(),
+      chosen = Candidate{variant.empty() ? given.getVariant() : StringRef(variant),
+                         given.getBlockM(), given.getBlockN(),
                          given.getNumWarps(), given.getStages()};
     }
     if (blockM)
@@ -164,20 +194,24 @@ struct AttnSelectConfigPass
       chosen.stages = stages;
 
     ConfigAttr config = ConfigAttr::getChecked(
-        [&] { return op.emitOpError() << "invalid tile override: "; },
-        op.getContext(), StringRef("sm80"), chosen.blockM, chosen.blockN,
+        [&] {
+          InFlightDiagnostic diag = op.emitOpError() << "invalid tile override";
+          if (chosen.variant == "sm90" && variant.empty())
+            diag << " for the sm90 variant (variant=sm80 selects mma.sync "
+                    "tiles)";
+          diag << ": ";
+          return diag;
+        },
+        op.getContext(), chosen.variant, chosen.blockM, chosen.blockN,
         chosen.numWarps, chosen.stages);
     if (!config)
       return failure();
-    int64_t smem = sharedMemoryBytes(chosen.blockM, chosen.blockN,
-                                     chosen.stages, shape.headDimQK,
-                                     shape.headDimV, shape.transposeK);
+    int64_t smem = sharedMemoryBytes(tileShape(chosen, shape));
     if (smem > arch.maxSharedPerBlock)
       return op.emitOpError()
              << "config needs " << smem << " bytes of shared memory; "
              << arch.name << " allows " << arch.maxSharedPerBlock;
-    int64_t regs = estimatedRegisters(chosen.blockM, chosen.blockN,
-                                      chosen.numWarps, shape.headDimV,
+    int64_t regs = estimatedRegisters(tileShape(chosen, shape),
                                       shape.elementwise);
     if (regs > kMaxRegistersPerThread)
       return op.emitOpError() << "config needs about " << regs
@@ -193,6 +227,11 @@ struct AttnSelectConfigPass
       getOperation()->emitError()
           << "unknown arch '" << arch
           << "'; expected sm_80, sm_86, sm_89 or sm_90a";
+      return signalPassFailure();
+    }
+    if (!variant.empty() && !llvm::is_contained(getKnownVariants(), variant)) {
+      getOperation()->emitError()
+          << "unknown variant '" << variant << "'; expected sm80 or sm90";
       return signalPassFailure();
     }
     WalkResult result = getOperation()->walk([&](FlashOp op) {

@@ -79,7 +79,8 @@ def library():
                         "; ".join(errors) + ")")
     lib.attn_last_error.restype = ctypes.c_char_p
     lib.attn_context_create.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
-    lib.attn_compile.argtypes = [ctypes.c_void_p, ctypes.c_char_p] + [ctypes.c_int32] * 4 + [ctypes.POINTER(ctypes.c_void_p)]
+    lib.attn_compile.argtypes = ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p] + [ctypes.c_int32] * 4 +
+                                 [ctypes.POINTER(ctypes.c_void_p)])
     lib.attn_kernel_get_info.argtypes = [ctypes.c_void_p, ctypes.POINTER(_KernelInfo)]
     lib.attn_kernel_source.argtypes = [ctypes.c_void_p]
     lib.attn_kernel_source.restype = ctypes.c_char_p
@@ -191,12 +192,13 @@ def _mlir(dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_leng
             f"  return {names} : {results}\n}}\n")
 
 
-def _kernel(key, text, tiles):
+def _kernel(key, text, variant, tiles):
     with _lock:
         handle = _kernels.get(key)
         if handle is None:
             handle = ctypes.c_void_p()
-            _check(library().attn_compile(_get_context(), text.encode(), *tiles, ctypes.byref(handle)))
+            _check(library().attn_compile(_get_context(), text.encode(), variant.encode(), *tiles,
+                                          ctypes.byref(handle)))
             _kernels[key] = handle
         return handle
 
@@ -219,7 +221,7 @@ def _arg(t, strides=None):
 
 def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
          enable_gqa=False, *, window=None, bottom_right=False, lengths=None, score_mod=None,
-         return_lse=False, block_m=0, block_n=0, num_warps=0, stages=0, return_kernel=False):
+         return_lse=False, variant="", block_m=0, block_n=0, num_warps=0, stages=0, return_kernel=False):
     """torch.nn.functional.scaled_dot_product_attention on attn's kernels.
 
     query (B, Hq, L, E), key (B, Hkv, S, E), value (B, Hkv, S, Ev), CUDA, f16
@@ -229,6 +231,7 @@ def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scal
     window, bottom_right to align causal/window to the last query, lengths
     (B,) int32 key padding, score_mod (an MLIR region body, see softcap and
     alibi), return_lse for the natural-log logsumexp (B, Hq, L) in f32.
+    variant ("sm80", "sm90") and the tile sizes override the cost model.
     """
     import torch
     if dropout_p != 0.0:
@@ -273,10 +276,11 @@ def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scal
         window = (int(window[0]), int(window[1]))
 
     spec = (dtype, hq, hkv, dqk, dv, scale, bool(is_causal), bool(bottom_right), window,
-            lengths is not None, keep, bias, score_mod, bool(return_lse), block_m, block_n, num_warps, stages)
+            lengths is not None, keep, bias, score_mod, bool(return_lse), variant, block_m, block_n, num_warps,
+            stages)
     text = _mlir(dtype, hq, hkv, dqk, dv, scale, bool(is_causal), bool(bottom_right), window,
                  lengths is not None, keep, bias, score_mod, bool(return_lse))
-    handle = _kernel(spec, text, (block_m, block_n, num_warps, stages))
+    handle = _kernel(spec, text, variant, (block_m, block_n, num_warps, stages))
 
     out = torch.empty((b, hq, sq, dv), device=query.device, dtype=query.dtype)
     lse = torch.empty((b, hq, sq), device=query.device, dtype=torch.float32) if return_lse else None

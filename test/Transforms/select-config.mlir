@@ -1,12 +1,16 @@
 // RUN: attn-opt %s -split-input-file -attn-select-config=arch=sm_90a | FileCheck %s --check-prefix=SM90
+// RUN: attn-opt %s -split-input-file "-attn-select-config=arch=sm_90a variant=sm80" | FileCheck %s --check-prefix=SM90-MMA
 // RUN: attn-opt %s -split-input-file -attn-select-config=arch=sm_86 | FileCheck %s --check-prefix=SM86
 // RUN: attn-opt %s -split-input-file "-attn-select-config=arch=sm_80 block-m=64 block-n=32 num-warps=4 stages=1" | FileCheck %s --check-prefix=OVERRIDE
 
-// A large problem: two m16 tiles per warp where the registers and shared
-// memory allow (sm_90a); sm_86's 99 KB of shared memory
-// allow fewer stages or narrower key tiles than sm_90a's 227 KB.
+// A large problem: wgmma with two warpgroups and 128-key tiles on sm_90a;
+// with mma.sync, two m16 tiles per warp where the registers and shared
+// memory allow; sm_86's 99 KB of shared memory allow fewer stages or
+// narrower key tiles than sm_90a's 227 KB.
 // SM90-LABEL: func @large_hd128
-// SM90: config = #attn.config<variant = "sm80", block_m = 128, block_n = 32, num_warps = 4, stages = 2>
+// SM90: config = #attn.config<variant = "sm90", block_m = 128, block_n = 128, num_warps = 8, stages = 2>
+// SM90-MMA-LABEL: func @large_hd128
+// SM90-MMA: config = #attn.config<variant = "sm80", block_m = 128, block_n = 32, num_warps = 4, stages = 2>
 // SM86-LABEL: func @large_hd128
 // SM86: config = #attn.config<variant = "sm80", block_m = 128, block_n = 32, num_warps = 8, stages = 2>
 // OVERRIDE-LABEL: func @large_hd128
@@ -18,9 +22,12 @@ func.func @large_hd128(%q: tensor<8x16x4096x128xbf16>, %k: tensor<8x16x4096x128x
 
 // -----
 
-// Head dim 256 fits registers only with 16 rows per warp.
+// Head dim 256: wgmma's O takes 128 registers per thread, leaving room for
+// 64-key tiles only; mma.sync fits registers only with 16 rows per warp.
 // SM90-LABEL: func @hd256
-// SM90: config = #attn.config<variant = "sm80", block_m = {{64|128}}, block_n = {{32|64}}, num_warps = {{4|8}}, stages = {{1|2}}>
+// SM90: config = #attn.config<variant = "sm90", block_m = 128, block_n = 64, num_warps = 8, stages = 2>
+// SM90-MMA-LABEL: func @hd256
+// SM90-MMA: config = #attn.config<variant = "sm80", block_m = {{64|128}}, block_n = {{32|64}}, num_warps = {{4|8}}, stages = {{1|2}}>
 // SM86-LABEL: func @hd256
 // SM86: config = #attn.config<variant = "sm80"
 func.func @hd256(%q: tensor<4x8x2048x256xbf16>, %k: tensor<4x8x2048x256xbf16>, %v: tensor<4x8x2048x256xbf16>) -> tensor<4x8x2048x256xbf16> {
@@ -38,4 +45,24 @@ func.func @hd256(%q: tensor<4x8x2048x256xbf16>, %k: tensor<4x8x2048x256xbf16>, %
 func.func @given(%q: tensor<1x1x128x64xbf16>, %k: tensor<1x1x128x64xbf16>, %v: tensor<1x1x128x64xbf16>) -> tensor<1x1x128x64xbf16> {
   %o = attn.flash %q, %k, %v {scale = 0.125 : f32, config = #attn.config<variant = "sm80", block_m = 64, block_n = 64, num_warps = 4, stages = 2>} : tensor<1x1x128x64xbf16>, tensor<1x1x128x64xbf16>, tensor<1x1x128x64xbf16> -> tensor<1x1x128x64xbf16>
   return %o : tensor<1x1x128x64xbf16>
+}
+
+// -----
+
+// wgmma's swizzled tiles need head dims in whole 64-column blocks and a
+// K-major k: head dim 96 and a transposed k stay on mma.sync.
+// SM90-LABEL: func @hd96
+// SM90: config = #attn.config<variant = "sm80"
+func.func @hd96(%q: tensor<4x8x2048x96xbf16>, %k: tensor<4x8x2048x96xbf16>, %v: tensor<4x8x2048x96xbf16>) -> tensor<4x8x2048x96xbf16> {
+  %o = attn.flash %q, %k, %v {scale = 0.1 : f32} : tensor<4x8x2048x96xbf16>, tensor<4x8x2048x96xbf16>, tensor<4x8x2048x96xbf16> -> tensor<4x8x2048x96xbf16>
+  return %o : tensor<4x8x2048x96xbf16>
+}
+
+// -----
+
+// SM90-LABEL: func @transposed_k
+// SM90: config = #attn.config<variant = "sm80"
+func.func @transposed_k(%q: tensor<4x8x2048x64xbf16>, %k: tensor<4x8x64x2048xbf16>, %v: tensor<4x8x2048x64xbf16>) -> tensor<4x8x2048x64xbf16> {
+  %o = attn.flash %q, %k, %v {scale = 0.125 : f32, transpose_k} : tensor<4x8x2048x64xbf16>, tensor<4x8x64x2048xbf16>, tensor<4x8x2048x64xbf16> -> tensor<4x8x2048x64xbf16>
+  return %o : tensor<4x8x2048x64xbf16>
 }

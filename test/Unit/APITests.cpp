@@ -86,7 +86,8 @@ TEST(Compile, GraphBecomesOneConfiguredKernel) {
   EXPECT_TRUE(spec.causal);
   EXPECT_TRUE(spec.keyPadding);
   EXPECT_TRUE(spec.scoreMod);
-  EXPECT_EQ(spec.variant, "sm80");
+  // Head dim 128 on sm_90a: the wgmma variant.
+  EXPECT_EQ(spec.variant, "sm90");
   EXPECT_NE(spec.source.find("tanhf"), std::string::npos);
   EXPECT_EQ(compiled->kernels[0]->ptxas().spillStoreBytes, 0);
   EXPECT_GT(compiled->kernels[0]->ptxas().registers, 0);
@@ -95,6 +96,30 @@ TEST(Compile, GraphBecomesOneConfiguredKernel) {
   EXPECT_EQ(grid.x, unsigned((512 + spec.blockM - 1) / spec.blockM));
   EXPECT_EQ(grid.y, 32u);
   EXPECT_EQ(grid.z, 2u);
+}
+
+TEST(Compile, VariantOverrideAndItsArch) {
+  const char *text = R"(
+func.func @f(%q: tensor<1x2x64x64xbf16>, %k: tensor<1x2x64x64xbf16>, %v: tensor<1x2x64x64xbf16>) -> tensor<1x2x64x64xbf16> {
+  %o = attn.flash %q, %k, %v {scale = 0.125 : f32} : tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16> -> tensor<1x2x64x64xbf16>
+  return %o : tensor<1x2x64x64xbf16>
+})";
+  CompileOptions mma;
+  mma.variant = "sm80";
+  auto forced = compileSource(*memoryContext(), text, mma);
+  ASSERT_TRUE(forced.isOk()) << forced.status().toString();
+  EXPECT_EQ(forced->kernels[0]->spec().variant, "sm80");
+
+  // A hand-written sm90 config reaches the runtime, which refuses to build
+  // it for an arch without wgmma.
+  std::string given = text;
+  given.replace(given.find("{scale"), 1,
+                "{config = #attn.config<variant = \"sm90\", block_m = 128, "
+                "block_n = 128, num_warps = 8, stages = 2>, ");
+  auto refused = compileSource(*memoryContext("sm_80"), given);
+  ASSERT_FALSE(refused.isOk());
+  EXPECT_NE(refused.status().message().find("needs sm_90a"), std::string::npos)
+      << refused.status().toString();
 }
 
 TEST(Compile, SecondBuildHitsTheMemoryCache) {

@@ -90,6 +90,22 @@ cl::opt<std::string> cacheDirOption(
 cl::opt<bool> noDiskCacheOption("no-disk-cache",
                                 cl::desc("Keep compiled kernels in memory only"),
                                 cl::cat(category));
+cl::opt<std::string> variantOption(
+    "variant",
+    cl::desc("Kernel variant: sm80 (mma.sync) or sm90 (wgmma, sm_90a); "
+             "default: the cost model's"),
+    cl::cat(category));
+cl::opt<int> blockMOption("block-m",
+                          cl::desc("Query rows per tile (0: the model's)"),
+                          cl::init(0), cl::cat(category));
+cl::opt<int> blockNOption("block-n", cl::desc("Keys per tile (0: the model's)"),
+                          cl::init(0), cl::cat(category));
+cl::opt<int> numWarpsOption("num-warps",
+                            cl::desc("Warps per block (0: the model's)"),
+                            cl::init(0), cl::cat(category));
+cl::opt<int> stagesOption("stages",
+                          cl::desc("K/V pipeline stages (0: the model's)"),
+                          cl::init(0), cl::cat(category));
 cl::opt<bool> printIR("print-ir", cl::desc("Print the IR after the pipeline"),
                       cl::cat(category));
 
@@ -513,8 +529,14 @@ int main(int argc, char **argv) {
               device ? (device->name + ", " + std::to_string(device->multiprocessors) +
                         " SMs").c_str()
                      : "no GPU (compile only)");
+  attn::CompileOptions compileOptions;
+  compileOptions.variant = variantOption;
+  compileOptions.blockM = blockMOption;
+  compileOptions.blockN = blockNOption;
+  compileOptions.numWarps = numWarpsOption;
+  compileOptions.stages = stagesOption;
   attn::Result<attn::CompiledModule> compiled =
-      attn::compileModule(**ctx, *module, attn::CompileOptions());
+      attn::compileModule(**ctx, *module, compileOptions);
   if (!compiled)
     return fail(compiled.status().toString());
   for (const std::string &remark : compiled->remarks)

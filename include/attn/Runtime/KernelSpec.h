@@ -24,7 +24,7 @@ int elementTypeBytes(ElementType type);
 struct KernelSpec {
   std::string name;   ///< extern "C" entry point, readable (attn_fwd_bf16_...)
   std::string source; ///< one CUDA C++ translation unit
-  std::string variant; ///< template family ("sm80")
+  std::string variant; ///< template family ("sm80" or "sm90")
 
   // Launch geometry: grid = (ceil(seqQ / blockM), headsQ, batch).
   int threads = 0;

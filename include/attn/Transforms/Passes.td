@@ -46,7 +46,9 @@ def AttnSelectConfigPass : Pass<"attn-select-config"> {
     A cost model picks, for the target `arch`, the variant and the
     `block_m`/`block_n`/`num_warps`/`stages` that fit shared memory and
     registers and fill the multiprocessors, and records the choice as
-    `#attn.config<...>`. Any of the tile options given on the command line
+    `#attn.config<...>`. On sm_90a, head dims that are multiples of 64 with
+    an untransposed K get the `sm90` variant (wgmma, a warpgroup per 64
+    rows); everything else gets `sm80` (mma.sync). Any of the tile options given on the command line
     overrides the model. Ops that already carry a config keep it unless an
     override is given. An op no kernel supports (head dim over 256 or not a
     multiple of 8) is an error.
@@ -54,6 +56,8 @@ def AttnSelectConfigPass : Pass<"attn-select-config"> {
   let options = [
     Option<"arch", "arch", "std::string", /*default=*/"\"sm_80\"",
            "Target GPU: sm_80, sm_86, sm_89 or sm_90a">,
+    Option<"variant", "variant", "std::string", /*default=*/"\"\"",
+           "Override: kernel variant, sm80 or sm90 (empty = model)">,
     Option<"blockM", "block-m", "int64_t", /*default=*/"0",
            "Override: query rows per tile (0 = model)">,
     Option<"blockN", "block-n", "int64_t", /*default=*/"0",

@@ -332,9 +332,9 @@ FailureOr<::attn::KernelSpec> mlir::attn::emitFlashKernel(FlashOp op) {
   spec.seqQ = q.isDynamicDim(2) ? -1 : q.getDimSize(2);
   int64_t kSeqDim = spec.transposeK ? 3 : 2;
   spec.seqKV = k.isDynamicDim(kSeqDim) ? -1 : k.getDimSize(kSeqDim);
-  spec.sharedBytes =
-      sharedMemoryBytes(spec.blockM, spec.blockN, spec.stages, spec.headDimQK,
-                        spec.headDimV, spec.transposeK);
+  spec.sharedBytes = sharedMemoryBytes(
+      TileShape{spec.variant, spec.blockM, spec.blockN, spec.numWarps,
+                spec.stages, spec.headDimQK, spec.headDimV, spec.transposeK});
   spec.name = kernelName(spec);
 
   std::string scoreModBody;

@@ -1,6 +1,6 @@
 // RUN: attn-opt %s -split-input-file -verify-diagnostics
 
-// expected-error @+1 {{unknown variant "sm70"; known variants: sm80}}
+// expected-error @+1 {{unknown variant "sm70"; known variants: sm80, sm90}}
 func.func private @f() attributes {c = #attn.config<variant = "sm70", block_m = 64, block_n = 64, num_warps = 4, stages = 2>}
 
 // -----
@@ -27,3 +27,13 @@ func.func private @f() attributes {c = #attn.config<variant = "sm80", block_m = 
 
 // expected-error @+1 {{expected ','}}
 func.func private @f() attributes {c = #attn.config<variant = "sm80", block_m = 64, block_n = 64, num_warps = 4>}
+
+// -----
+
+// expected-error @+1 {{sm90 needs whole warpgroups (num_warps 4 or 8) and block_m = 16 * num_warps, got block_m = 128, num_warps = 4}}
+func.func private @f() attributes {c = #attn.config<variant = "sm90", block_m = 128, block_n = 128, num_warps = 4, stages = 2>}
+
+// -----
+
+// expected-error @+1 {{sm90 needs block_n 64, 128, 192 or 256 (one wgmma N), got 96}}
+func.func private @f() attributes {c = #attn.config<variant = "sm90", block_m = 128, block_n = 96, num_warps = 8, stages = 2>}

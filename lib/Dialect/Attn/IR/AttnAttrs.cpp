@@ -121,7 +121,7 @@ MaskAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
 //===----------------------------------------------------------------------===//
 
 ArrayRef<StringRef> mlir::attn::getKnownVariants() {
-  static const StringRef variants[] = {"sm80"};
+  static const StringRef variants[] = {"sm80", "sm90"};
   return variants;
 }
 
@@ -147,5 +147,16 @@ ConfigAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
                        << blockN;
   if (stages < 1 || stages > 4)
     return emitError() << "stages must be between 1 and 4, got " << stages;
+  if (variant == "sm90") {
+    // wgmma: a warpgroup (4 warps) owns 64 rows; S is one m64nN product.
+    if (numWarps % 4 != 0 || blockM != 16 * numWarps)
+      return emitError() << "sm90 needs whole warpgroups (num_warps 4 or 8) "
+                            "and block_m = 16 * num_warps, got block_m = "
+                         << blockM << ", num_warps = " << numWarps;
+    if (!llvm::is_contained({64, 128, 192, 256}, blockN))
+      return emitError() << "sm90 needs block_n 64, 128, 192 or 256 (one "
+                            "wgmma N), got "
+                         << blockN;
+  }
   return success();
 }

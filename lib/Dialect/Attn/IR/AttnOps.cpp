@@ -339,6 +339,15 @@ LogicalResult FlashOp::verify() {
                            << shapeString(type.getShape());
   }
 
+  if (ConfigAttr config = getConfigAttr();
+      config && config.getVariant() == "sm90" &&
+      (getTransposeK() || q.getDimSize(3) % 64 != 0 ||
+       v.getDimSize(3) % 64 != 0))
+    return emitOpError() << "variant sm90 needs head dims that are multiples "
+                            "of 64 and an untransposed k, got "
+                         << q.getDimSize(3) << "/" << v.getDimSize(3)
+                         << (getTransposeK() ? " with transpose_k" : "");
+
   float scale = getScale().convertToFloat();
   if (!std::isfinite(scale))
     return emitOpError() << "scale must be finite, got " << scale;

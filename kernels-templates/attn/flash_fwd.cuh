@@ -1,0 +1,271 @@
+// Forward flash attention: the block schedule, masking and online softmax
+// (base 2) that every architecture shares. The two matrix products and the
+// shared-memory layout they read come from an Mma policy (sm80/flash_fwd.cuh:
+// mma.sync + ldmatrix; sm90/flash_fwd.cuh: wgmma).
+//
+// A block of C::kNumWarps warps owns C::kBlockM query rows of one (batch,
+// head); each warp owns Mma::kMTiles m16 tiles of them and sweeps every key
+// tile of C::kBlockN keys through a C::kStages-deep cp.async pipeline:
+// S = Q K^T, masking on the tiles that need it, online softmax, O += P V with
+// P taken straight from the S accumulators.
+//
+// The configuration C binds typed constants only (see the emitted source):
+//   Element (F16/BF16), BiasElement, kHeadDimQK, kHeadDimV, kBlockM, kBlockN,
+//   kNumWarps, kStages, kTransposeK, kCausal, kBottomRight, kWindow,
+//   kKeyPadding, kKeep, kBias, kScoreMod, kWriteLse, and scoreMod().
+//
+// An Mma policy provides kMTiles, kNTiles (kBlockN / 8), kOTiles, kSharedBytes
+// and, constructed per thread on the dynamic shared memory:
+//   loadQ / loadKV   cp.async copies into its layout (committed by the caller)
+//   tileLanded()     what must follow cp.async.wait before the barrier
+//   scores(s, st)    s = Q K^T of stage st, in m16n8 accumulator order
+//   accumulate(o, s, st)  o += P V with P = s packed to the element type
+#pragma once
+#include "attn/common.cuh"
+
+namespace attn {
+
+template <class C, class Mma> struct FlashForward {
+  using Ops = ElementOps<typename C::Element>;
+  static constexpr int kBlockM = C::kBlockM, kBlockN = C::kBlockN;
+  static constexpr int kStages = C::kStages;
+  static constexpr int kSharedBytes = Mma::kSharedBytes;
+  static constexpr int kMTiles = Mma::kMTiles, kNTiles = Mma::kNTiles;
+  static constexpr int kOTiles = Mma::kOTiles;
+  static constexpr int kRowsPerWarp = 16 * kMTiles;
+  static constexpr bool kPositional = C::kCausal || C::kWindow;
+  // Element-wise work on every tile, not only on boundary tiles.
+  static constexpr bool kAlwaysElementwise = C::kKeep || C::kBias || C::kScoreMod;
+
+  static_assert(kRowsPerWarp * C::kNumWarps == kBlockM,
+                "the warps own the block's rows in whole m16 tiles");
+  static_assert(kNTiles * 8 == kBlockN, "key tiles are whole n8 tiles");
+  static_assert(C::kHeadDimQK % 8 == 0 && C::kHeadDimV % 8 == 0,
+                "head dims are multiples of 8");
+
+  struct Block {
+    int b, h, hk, m0, qLast, kvEnd, diagOffset;
+  };
+
+  /// True if key k may take part for query q (positions and lengths only).
+  static __device__ __forceinline__ bool positionAllowed(const FlashParams &p,
+                                                         const Block &blk,
+                                                         int q, int k) {
+    bool ok = k < blk.kvEnd;
+    int diag = q + blk.diagOffset;
+    if (C::kCausal)
+      ok = ok && k <= diag;
+    if (C::kWindow) {
+      if (p.window_left >= 0)
+        ok = ok && k >= diag - p.window_left;
+      if (p.window_right >= 0)
+        ok = ok && k <= diag + p.window_right;
+    }
+    return ok;
+  }
+
+  /// True if every key of the tile at n0 is allowed for every row.
+  static __device__ __forceinline__ bool tileIsFull(const FlashParams &p,
+                                                    const Block &blk, int n0) {
+    bool full = n0 + kBlockN <= blk.kvEnd;
+    if (C::kCausal)
+      full = full && n0 + kBlockN - 1 <= blk.m0 + blk.diagOffset;
+    if (C::kWindow) {
+      if (p.window_right >= 0)
+        full = full && n0 + kBlockN - 1 <= blk.m0 + blk.diagOffset + p.window_right;
+      if (p.window_left >= 0)
+        full = full && n0 >= blk.qLast + blk.diagOffset - p.window_left;
+    }
+    return full;
+  }
+
+  /// Turns raw q.k scores into base-2 logits: scale, score_mod, bias, masks.
+  template <bool kElementwise>
+  static __device__ __forceinline__ void
+  scoresToLogits(const FlashParams &p, const Block &blk, int n0, int rowBase,
+                 float (&s)[kMTiles][kNTiles][4]) {
+    const int lane = threadIdx.x % 32;
+#pragma unroll
+    for (int mt = 0; mt < kMTiles; ++mt)
+#pragma unroll
+      for (int j = 0; j < kNTiles; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          if (!kElementwise) {
+            s[mt][j][e] *= p.scale_log2;
+            continue;
+          }
+          int q = blk.m0 + rowBase + mt * 16 + lane / 4 + (e / 2) * 8;
+          int k = n0 + j * 8 + (lane % 4) * 2 + (e % 2);
+          bool inside = q < p.seq_q && k < p.seq_kv;
+          float x = s[mt][j][e] * p.scale;
+          if (C::kScoreMod)
+            x = C::scoreMod(x, blk.b, blk.h, q, k);
+          if (C::kBias && inside)
+            x += BiasOps<typename C::BiasElement>::load(
+                p.bias, blk.b * p.bias_strides[0] + blk.h * p.bias_strides[1] +
+                            q * p.bias_strides[2] + k * p.bias_strides[3]);
+          bool ok = positionAllowed(p, blk, q, k);
+          if (C::kKeep)
+            ok = ok && inside &&
+                 p.keep[blk.b * p.keep_strides[0] + blk.h * p.keep_strides[1] +
+                        q * p.keep_strides[2] + k * p.keep_strides[3]] != 0;
+          s[mt][j][e] = ok ? x * kLog2e : negInf();
+        }
+  }
+
+  static __device__ void run(const FlashParams &p, char *smemRaw) {
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int rowBase = warp * kRowsPerWarp;
+    Mma mma(smemRaw);
+
+    Block blk;
+    // Positional masks make later query blocks longer: start those first.
+    int mBlock = kPositional ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
+    blk.h = blockIdx.y;
+    blk.b = blockIdx.z;
+    blk.hk = blk.h / (p.heads_q / p.heads_kv);
+    blk.m0 = mBlock * kBlockM;
+    blk.qLast = min(blk.m0 + kBlockM, p.seq_q) - 1;
+    blk.kvEnd = p.seq_kv;
+    if (C::kKeyPadding)
+      blk.kvEnd = min(p.seq_kv, max(p.lengths[blk.b], 0));
+    blk.diagOffset = C::kBottomRight ? p.seq_kv - p.seq_q : 0;
+
+    // The key range any row of this block can see; tiles outside are skipped.
+    int nBegin = 0, nEnd = blk.kvEnd;
+    if (C::kCausal)
+      nEnd = min(nEnd, blk.qLast + blk.diagOffset + 1);
+    if (C::kWindow) {
+      if (p.window_right >= 0)
+        nEnd = min(nEnd, blk.qLast + blk.diagOffset + p.window_right + 1);
+      if (p.window_left >= 0)
+        nBegin = max(0, blk.m0 + blk.diagOffset - p.window_left);
+    }
+    const int tileBegin = nBegin / kBlockN;
+    const int tileEnd = nEnd > nBegin ? (nEnd + kBlockN - 1) / kBlockN : tileBegin;
+    const int numTiles = tileEnd - tileBegin;
+
+    const u16 *q = static_cast<const u16 *>(p.q) + blk.b * p.q_strides[0] +
+                   blk.h * p.q_strides[1] + blk.m0 * p.q_strides[2];
+    const u16 *k = static_cast<const u16 *>(p.k) + blk.b * p.k_strides[0] +
+                   blk.hk * p.k_strides[1];
+    const u16 *v = static_cast<const u16 *>(p.v) + blk.b * p.v_strides[0] +
+                   blk.hk * p.v_strides[1];
+
+    // Tiles run from the last key tile to the first, so that the diagonal
+    // (masked) tiles of a causal block come first.
+    auto tileStart = [&](int i) { return (tileEnd - 1 - i) * kBlockN; };
+    auto loadKV = [&](int i) {
+      int n0 = tileStart(i);
+      mma.loadKV(i % kStages,
+                 C::kTransposeK ? k + n0 : k + n0 * p.k_strides[2],
+                 p.k_strides[2], v + n0 * p.v_strides[2], p.v_strides[2],
+                 blk.kvEnd - n0);
+    };
+
+    mma.loadQ(q, p.q_strides[2], p.seq_q - blk.m0);
+#pragma unroll
+    for (int i = 0; i < kStages - 1; ++i) {
+      if (i < numTiles)
+        loadKV(i);
+      commitAsync();
+    }
+
+    float o[kMTiles][kOTiles][4];
+    float rowMax[kMTiles][2], rowSum[kMTiles][2];
+#pragma unroll
+    for (int mt = 0; mt < kMTiles; ++mt) {
+#pragma unroll
+      for (int d = 0; d < kOTiles; ++d)
+#pragma unroll
+        for (int e = 0; e < 4; ++e)
+          o[mt][d][e] = 0.f;
+      rowMax[mt][0] = rowMax[mt][1] = negInf();
+      rowSum[mt][0] = rowSum[mt][1] = 0.f;
+    }
+
+    for (int i = 0; i < numTiles; ++i) {
+      if (i + kStages - 1 < numTiles)
+        loadKV(i + kStages - 1);
+      commitAsync();
+      waitAsync<kStages - 1>();
+      mma.tileLanded();
+      __syncthreads();
+
+      const int n0 = tileStart(i), stage = i % kStages;
+      float s[kMTiles][kNTiles][4];
+      mma.scores(s, stage);
+
+      if (kAlwaysElementwise || !tileIsFull(p, blk, n0))
+        scoresToLogits<true>(p, blk, n0, rowBase, s);
+      else
+        scoresToLogits<false>(p, blk, n0, rowBase, s);
+
+      // Online softmax: each row lives in one quad (4 lanes).
+#pragma unroll
+      for (int mt = 0; mt < kMTiles; ++mt)
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          float mx = rowMax[mt][half];
+#pragma unroll
+          for (int j = 0; j < kNTiles; ++j)
+            mx = fmaxf(mx, fmaxf(s[mt][j][2 * half], s[mt][j][2 * half + 1]));
+          mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+          mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+          // A row with no allowed key so far keeps max -inf; exponentiate
+          // against 0 so that -inf - -inf never makes a NaN.
+          float base = mx == negInf() ? 0.f : mx;
+          float alpha = fastExp2(rowMax[mt][half] - base);
+          rowMax[mt][half] = mx;
+          float sum = 0.f;
+#pragma unroll
+          for (int j = 0; j < kNTiles; ++j)
+#pragma unroll
+            for (int e = 2 * half; e < 2 * half + 2; ++e) {
+              s[mt][j][e] = fastExp2(s[mt][j][e] - base);
+              sum += s[mt][j][e];
+            }
+          rowSum[mt][half] = rowSum[mt][half] * alpha + sum;
+#pragma unroll
+          for (int d = 0; d < kOTiles; ++d) {
+            o[mt][d][2 * half] *= alpha;
+            o[mt][d][2 * half + 1] *= alpha;
+          }
+        }
+
+      mma.accumulate(o, s, stage);
+      // The next iteration's loads overwrite the stage this one read.
+      __syncthreads();
+    }
+    waitAsync<0>();
+
+    // Epilogue: normalize, convert, store; rows past seq_q are dropped.
+    u16 *out = static_cast<u16 *>(p.o) + blk.b * p.o_strides[0] +
+               blk.h * p.o_strides[1];
+#pragma unroll
+    for (int mt = 0; mt < kMTiles; ++mt)
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        float sum = rowSum[mt][half];
+        sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+        sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+        float inv = sum > 0.f ? 1.f / sum : 0.f;
+        int row = blk.m0 + rowBase + mt * 16 + lane / 4 + half * 8;
+        if (row >= p.seq_q)
+          continue;
+#pragma unroll
+        for (int d = 0; d < kOTiles; ++d) {
+          int col = d * 8 + (lane % 4) * 2;
+          if (d * 8 < C::kHeadDimV)
+            *reinterpret_cast<u32 *>(out + row * p.o_strides[2] + col) =
+                Ops::pack(o[mt][d][2 * half] * inv, o[mt][d][2 * half + 1] * inv);
+        }
+        if (C::kWriteLse && lane % 4 == 0)
+          p.lse[(static_cast<i64>(blk.b) * p.heads_q + blk.h) * p.seq_q + row] =
+              sum > 0.f ? (rowMax[mt][half] + __log2f(sum)) * kLn2 : negInf();
+      }
+  }
+};
+
+} // namespace attn

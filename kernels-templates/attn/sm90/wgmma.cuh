@@ -1,0 +1,144 @@
+// wgmma (sm_90a): warpgroup matrix products with f32 accumulators, their
+// shared-memory descriptors and the ordering they need.
+//
+// The accumulators of m64nNk16 are, per thread, d[N / 8][4] in the order of
+// mma.sync's m16n8 C fragments (warp w of the warpgroup holds rows 16w..16w+15),
+// so the softmax and epilogue code of the sm80 path applies unchanged.
+#pragma once
+#include "attn/common.cuh"
+
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#error "the sm90 kernel variant uses wgmma and needs the sm_90a target"
+#endif
+
+namespace attn {
+namespace sm90 {
+
+using u64 = unsigned long long;
+
+/// Descriptor of a 128-byte-swizzled shared-memory operand (see
+/// Swizzle128Layout): start address, the byte distances between 64-column
+/// blocks (leading) and between 8-row groups (stride), swizzle mode 1.
+__device__ __forceinline__ u64 sharedDescriptor(u32 address, u32 leadingBytes,
+                                                u32 strideBytes) {
+  return static_cast<u64>((address & 0x3FFFF) >> 4) |
+         static_cast<u64>(leadingBytes >> 4) << 16 |
+         static_cast<u64>(strideBytes >> 4) << 32 | 1ull << 62;
+}
+
+/// Orders register accesses before the wgmma that follows.
+__device__ __forceinline__ void wgmmaFence() {
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void wgmmaCommit() {
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+template <int N> __device__ __forceinline__ void wgmmaWait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+}
+/// Makes the compiler treat accumulators as written here, so that no read
+/// of them moves above the wgmmaWait that precedes this.
+template <int Rows>
+__device__ __forceinline__ void fenceAccumulators(float (&d)[Rows][4]) {
+#pragma unroll
+  for (int i = 0; i < Rows; ++i)
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      asm volatile("" : "+f"(d[i][e])::"memory");
+}
+
+/// Cross-proxy ordering: shared memory written by cp.async (the generic
+/// proxy) is read by wgmma (the async proxy).
+__device__ __forceinline__ void fenceSharedForAsyncProxy() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+// Operand lists of the accumulators: "%0, ..., %(N/2 - 1)" and d[i / 4][i % 4].
+#define ATTN_REGS_32 \
+  "%0, %1, %2, %3, %4, %5, %6, %7" \
+  ", %8, %9, %10, %11, %12, %13, %14, %15" \
+  ", %16, %17, %18, %19, %20, %21, %22, %23" \
+  ", %24, %25, %26, %27, %28, %29, %30, %31"
+#define ATTN_REGS_64 \
+  ATTN_REGS_32 \
+  ", %32, %33, %34, %35, %36, %37, %38, %39" \
+  ", %40, %41, %42, %43, %44, %45, %46, %47" \
+  ", %48, %49, %50, %51, %52, %53, %54, %55" \
+  ", %56, %57, %58, %59, %60, %61, %62, %63"
+#define ATTN_REGS_96 \
+  ATTN_REGS_64 \
+  ", %64, %65, %66, %67, %68, %69, %70, %71" \
+  ", %72, %73, %74, %75, %76, %77, %78, %79" \
+  ", %80, %81, %82, %83, %84, %85, %86, %87" \
+  ", %88, %89, %90, %91, %92, %93, %94, %95"
+#define ATTN_REGS_128 \
+  ATTN_REGS_96 \
+  ", %96, %97, %98, %99, %100, %101, %102, %103" \
+  ", %104, %105, %106, %107, %108, %109, %110, %111" \
+  ", %112, %113, %114, %115, %116, %117, %118, %119" \
+  ", %120, %121, %122, %123, %124, %125, %126, %127"
+#define ATTN_ACC(i) "+f"(d[(i) / 4][(i) % 4])
+#define ATTN_ACC8(i)                                                           \
+  ATTN_ACC(i), ATTN_ACC(i + 1), ATTN_ACC(i + 2), ATTN_ACC(i + 3),              \
+      ATTN_ACC(i + 4), ATTN_ACC(i + 5), ATTN_ACC(i + 6), ATTN_ACC(i + 7)
+#define ATTN_ACC32(i)                                                          \
+  ATTN_ACC8(i), ATTN_ACC8(i + 8), ATTN_ACC8(i + 16), ATTN_ACC8(i + 24)
+#define ATTN_ACC_32 ATTN_ACC32(0)
+#define ATTN_ACC_64 ATTN_ACC32(0), ATTN_ACC32(32)
+#define ATTN_ACC_96 ATTN_ACC_64, ATTN_ACC32(64)
+#define ATTN_ACC_128 ATTN_ACC_96, ATTN_ACC32(96)
+
+/// d += A B for a 64 x N x 16 step. ss: A and B by descriptor, both K-major
+/// (kScaleD = 0 overwrites d instead). rs: A from registers (an m16k16
+/// fragment per warp), B by descriptor, MN-major (rows of B along K).
+template <class E, int N> struct Wgmma;
+
+// I is the operand number after the N/2 accumulators.
+#define ATTN_DEFINE_WGMMA(TAG, TYPE, N, I, I1, I2, I3, I4, I5)                 \
+  template <> struct Wgmma<TAG, N> {                                           \
+    template <int kScaleD>                                                     \
+    static __device__ __forceinline__ void ss(float (&d)[N / 8][4], u64 a,     \
+                                              u64 b) {                         \
+      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #I2 ", 0;\n"           \
+                   "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TYPE      \
+                   "." TYPE " {" ATTN_REGS_##I "}, %" #I ", %" #I1             \
+                   ", p, 1, 1, 0, 0;\n}"                                       \
+                   : ATTN_ACC_##I                                              \
+                   : "l"(a), "l"(b), "n"(kScaleD));                            \
+    }                                                                          \
+    static __device__ __forceinline__ void rs(float (&d)[N / 8][4],            \
+                                              const u32 (&a)[4], u64 b) {      \
+      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #I5 ", 0;\n"           \
+                   "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TYPE      \
+                   "." TYPE " {" ATTN_REGS_##I "}, {%" #I ", %" #I1 ", %" #I2  \
+                   ", %" #I3 "}, %" #I4 ", p, 1, 1, 1;\n}"                     \
+                   : ATTN_ACC_##I                                              \
+                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b),       \
+                     "n"(1));                                                  \
+    }                                                                          \
+  };
+#define ATTN_DEFINE_WGMMA_TYPES(N, I, I1, I2, I3, I4, I5)                      \
+  ATTN_DEFINE_WGMMA(F16, "f16", N, I, I1, I2, I3, I4, I5)                      \
+  ATTN_DEFINE_WGMMA(BF16, "bf16", N, I, I1, I2, I3, I4, I5)
+
+ATTN_DEFINE_WGMMA_TYPES(64, 32, 33, 34, 35, 36, 37)
+ATTN_DEFINE_WGMMA_TYPES(128, 64, 65, 66, 67, 68, 69)
+ATTN_DEFINE_WGMMA_TYPES(192, 96, 97, 98, 99, 100, 101)
+ATTN_DEFINE_WGMMA_TYPES(256, 128, 129, 130, 131, 132, 133)
+
+#undef ATTN_DEFINE_WGMMA_TYPES
+#undef ATTN_DEFINE_WGMMA
+#undef ATTN_ACC_128
+#undef ATTN_ACC_96
+#undef ATTN_ACC_64
+#undef ATTN_ACC_32
+#undef ATTN_ACC32
+#undef ATTN_ACC8
+#undef ATTN_ACC
+#undef ATTN_REGS_128
+#undef ATTN_REGS_96
+#undef ATTN_REGS_64
+#undef ATTN_REGS_32
+
+} // namespace sm90
+} // namespace attn
