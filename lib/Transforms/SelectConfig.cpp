@@ -15,6 +15,8 @@
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <cmath>
+
 #define DEBUG_TYPE "attn-select-config"
 
 namespace mlir::attn {
@@ -75,7 +77,8 @@ int64_t blocksPerSM(const Candidate &c, const Shape &s, const ArchInfo &arch) {
 /// spread evenly over the SMs; the busiest SM's rows, over its rate, is the
 /// time. The rate grows with the tile's arithmetic intensity (K/V reloaded
 /// once per blockM rows, softmax bookkeeping once per blockN keys) and with
-/// the warps resident to hide latency.
+/// the warps resident to hide latency. Variants are not compared: sm90 is
+/// taken wherever it applies (it beat sm80 on every shape measured).
 double modelThroughput(const Candidate &c, const Shape &s,
                        const ArchInfo &arch) {
   int64_t perSM = blocksPerSM(c, s, arch);
@@ -88,20 +91,28 @@ double modelThroughput(const Candidate &c, const Shape &s,
   int64_t blocks = batchHeads * llvm::divideCeil(rows, c.blockM);
   int64_t blocksOnBusiestSM = llvm::divideCeil(blocks, int64_t(arch.numSMs));
   int64_t resident = std::min(perSM, blocksOnBusiestSM);
-  double intensity = 1.0 / (1.0 + 32.0 / double(c.blockM) +
-                            16.0 / double(c.blockN));
-  // A warp with two m16 tiles reuses each K/V fragment it loads from shared
-  // memory twice; on the H200 (bench/NOTES.md) 128x32 with 4 warps beat
-  // 128x128 with 8 warps by 20% at head dim 128.
-  int64_t mTiles = c.blockM / (16 * c.numWarps);
-  intensity *= 1.0 + 0.4 * double(std::min<int64_t>(mTiles, 2) - 1);
-  // wgmma issues a 64 x N x 16 product per warpgroup from shared memory
-  // with no register staging; on the H200 it ran at about twice mma.sync's
-  // throughput (bench/NOTES.md), so it wins wherever it applies.
-  if (c.variant == "sm90")
-    intensity *= 2.0;
-  double hiding = std::min(1.0, double(resident * c.numWarps) / 8.0) *
-                  (c.stages >= 2 ? 1.0 : 0.85);
+  double intensity, hiding;
+  if (c.variant == "sm90") {
+    // wgmma reads K and V straight from shared memory, so the tile size
+    // matters less than for mma.sync, and independent blocks matter more:
+    // the warpgroups of one block meet at a barrier every key tile, those of
+    // different blocks overlap one's softmax with another's products. On the
+    // H200 (bench/NOTES.md) 64x64 with one warpgroup beat 128x128 with two
+    // by 10-30% at head dim 64 and came within 5% of it at 128.
+    intensity = 1.0 / (1.0 + 8.0 / double(c.blockM) + 4.0 / double(c.blockN));
+    double warpgroups = double(c.numWarps / 4);
+    double independent = double(resident) * (1.0 + 0.5 * (warpgroups - 1.0));
+    hiding = std::sqrt(std::min(1.0, independent / 6.0));
+  } else {
+    intensity = 1.0 / (1.0 + 32.0 / double(c.blockM) + 16.0 / double(c.blockN));
+    // A warp with two m16 tiles reuses each K/V fragment it loads from
+    // shared memory twice; on the H200 (bench/NOTES.md) 128x32 with 4 warps
+    // beat 128x128 with 8 warps by 20% at head dim 128.
+    int64_t mTiles = c.blockM / (16 * c.numWarps);
+    intensity *= 1.0 + 0.4 * double(std::min<int64_t>(mTiles, 2) - 1);
+    hiding = std::min(1.0, double(resident * c.numWarps) / 8.0) *
+             (c.stages >= 2 ? 1.0 : 0.85);
+  }
   double time = double(blocksOnBusiestSM * c.blockM) / (intensity * hiding);
   return double(batchHeads * rows) / time;
 }

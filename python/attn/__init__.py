@@ -192,12 +192,15 @@ def _mlir(dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_leng
             f"  return {names} : {results}\n}}\n")
 
 
-def _kernel(key, text, variant, tiles):
+def _kernel(key, make_text, variant, tiles):
+    handle = _kernels.get(key)
+    if handle is not None:
+        return handle
     with _lock:
         handle = _kernels.get(key)
         if handle is None:
             handle = ctypes.c_void_p()
-            _check(library().attn_compile(_get_context(), text.encode(), variant.encode(), *tiles,
+            _check(library().attn_compile(_get_context(), make_text().encode(), variant.encode(), *tiles,
                                           ctypes.byref(handle)))
             _kernels[key] = handle
         return handle
@@ -278,9 +281,9 @@ def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scal
     spec = (dtype, hq, hkv, dqk, dv, scale, bool(is_causal), bool(bottom_right), window,
             lengths is not None, keep, bias, score_mod, bool(return_lse), variant, block_m, block_n, num_warps,
             stages)
-    text = _mlir(dtype, hq, hkv, dqk, dv, scale, bool(is_causal), bool(bottom_right), window,
-                 lengths is not None, keep, bias, score_mod, bool(return_lse))
-    handle = _kernel(spec, text, variant, (block_m, block_n, num_warps, stages))
+    handle = _kernel(spec, lambda: _mlir(dtype, hq, hkv, dqk, dv, scale, bool(is_causal), bool(bottom_right),
+                                         window, lengths is not None, keep, bias, score_mod, bool(return_lse)),
+                     variant, (block_m, block_n, num_warps, stages))
 
     out = torch.empty((b, hq, sq, dv), device=query.device, dtype=query.dtype)
     lse = torch.empty((b, hq, sq), device=query.device, dtype=torch.float32) if return_lse else None

@@ -3,12 +3,12 @@
 // RUN: attn-opt %s -split-input-file -attn-select-config=arch=sm_86 | FileCheck %s --check-prefix=SM86
 // RUN: attn-opt %s -split-input-file "-attn-select-config=arch=sm_80 block-m=64 block-n=32 num-warps=4 stages=1" | FileCheck %s --check-prefix=OVERRIDE
 
-// A large problem: wgmma with two warpgroups and 128-key tiles on sm_90a;
-// with mma.sync, two m16 tiles per warp where the registers and shared
+// A large problem: on sm_90a, wgmma with one warpgroup per block, so that
+// several independent blocks share each SM; with mma.sync, two m16 tiles per warp where the registers and shared
 // memory allow; sm_86's 99 KB of shared memory allow fewer stages or
 // narrower key tiles than sm_90a's 227 KB.
 // SM90-LABEL: func @large_hd128
-// SM90: config = #attn.config<variant = "sm90", block_m = 128, block_n = 128, num_warps = 8, stages = 2>
+// SM90: config = #attn.config<variant = "sm90", block_m = 64, block_n = 64, num_warps = 4, stages = 2>
 // SM90-MMA-LABEL: func @large_hd128
 // SM90-MMA: config = #attn.config<variant = "sm80", block_m = 128, block_n = 32, num_warps = 4, stages = 2>
 // SM86-LABEL: func @large_hd128
@@ -22,8 +22,8 @@ func.func @large_hd128(%q: tensor<8x16x4096x128xbf16>, %k: tensor<8x16x4096x128x
 
 // -----
 
-// Head dim 256: wgmma's O takes 128 registers per thread, leaving room for
-// 64-key tiles only; mma.sync fits registers only with 16 rows per warp.
+// Head dim 256: one 64x64 block fills shared memory, so two warpgroups share
+// one; mma.sync fits registers only with 16 rows per warp.
 // SM90-LABEL: func @hd256
 // SM90: config = #attn.config<variant = "sm90", block_m = 128, block_n = 64, num_warps = 8, stages = 2>
 // SM90-MMA-LABEL: func @hd256
