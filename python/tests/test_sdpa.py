@@ -48,12 +48,19 @@ def rand(*shape, dtype=torch.bfloat16):
     return torch.randn(*shape, device="cuda", dtype=dtype)
 
 
+# "": the cost model's variant (sm90 on an H100/H200 for these head dims).
+VARIANTS = ["", "sm80"]
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("d", [64, 128])
 @pytest.mark.parametrize("causal", [False, True])
-def test_matches_torch(dtype, d, causal):
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_matches_torch(dtype, d, causal, variant):
     q, k, v = (rand(2, 4, 300, d, dtype=dtype) for _ in range(3))
-    out = attn.sdpa(q, k, v, is_causal=causal)
+    out, handle = attn.sdpa(q, k, v, is_causal=causal, variant=variant, return_kernel=True)
+    if variant:
+        assert attn.kernel_info(handle)["variant"] == variant
     mask = torch.ones(300, 300, dtype=torch.bool, device="cuda").tril() if causal else None
     assert rel(out, reference(q, k, v, mask)) < 1e-2
     torch_out = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
@@ -131,3 +138,6 @@ def test_clear_errors():
     with pytest.raises(attn.AttnError, match="exceeds the largest supported, 256"):
         big = rand(1, 1, 16, 320)
         attn.sdpa(big, big, big)
+    with pytest.raises(attn.AttnError, match="variant sm90 needs"):
+        odd = rand(1, 1, 16, 40)
+        attn.sdpa(odd, odd, odd, variant="sm90")
