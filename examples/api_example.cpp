@@ -51,10 +51,11 @@ int main() {
   std::printf("  variant %s, tiles %dx%d, %d warps, %d stages\n",
               spec.variant.c_str(), spec.blockM, spec.blockN, spec.numWarps,
               spec.stages);
-  std::printf("  grid %ux%ux%u, block %d, %d registers, %d B shared, %d B spilled\n",
+  auto registers = kernel.registers();
+  std::printf("  grid %ux%ux%u, block %d, %s registers, %d B shared, %d B spilled\n",
               grid.x, grid.y, grid.z, kernel.blockThreads(),
-              kernel.ptxas().registers, spec.sharedBytes,
-              kernel.ptxas().spillStoreBytes);
+              registers ? std::to_string(*registers).c_str() : "unknown",
+              spec.sharedBytes, kernel.ptxas().spillStoreBytes);
   std::printf("  built in %.1f ms (%s)\n", kernel.buildMs(),
               attn::cacheOutcomeName(kernel.cacheOutcome()));
 

@@ -99,12 +99,9 @@ int attn_kernel_get_info(const attn_kernel *kernel, attn_kernel_info *info) {
   info->block_n = s.blockN;
   info->num_warps = s.numWarps;
   info->stages = s.stages;
-  // A kernel whose compile log has no ptxas report (a cached compile of a
-  // newer NVRTC) still has its registers once loaded on a GPU.
-  info->registers = k.ptxas().registers;
-  if (!k.ptxas().parsed)
-    if (auto loaded = const_cast<attn::Kernel &>(k).loadedRegisters())
-      info->registers = *loaded;
+  // 0 where neither the compile log nor a GPU gives the count.
+  auto registers = const_cast<attn::Kernel &>(k).registers();
+  info->registers = registers ? *registers : 0;
   info->spill_bytes = k.ptxas().spillStoreBytes + k.ptxas().spillLoadBytes;
   info->stack_bytes = k.ptxas().stackFrameBytes;
   info->cache_outcome = static_cast<int32_t>(k.cacheOutcome());

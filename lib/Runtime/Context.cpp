@@ -176,6 +176,12 @@ Result<int> Kernel::loadedRegisters() {
   return (*Driver::get())->functionAttribute(*fn, CU_FUNC_ATTRIBUTE_NUM_REGS);
 }
 
+Result<int> Kernel::registers() {
+  if (ptxas().parsed)
+    return ptxas().registers;
+  return loadedRegisters();
+}
+
 namespace {
 
 Status invalid(const std::string &message) {

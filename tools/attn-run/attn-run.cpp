@@ -548,8 +548,10 @@ int main(int argc, char **argv) {
               "regs", "spill", "stack", "smem", "build", "cache");
   for (const auto &k : compiled->kernels) {
     const attn::KernelSpec &s = k->spec();
-    std::printf("%-58s %-8s %5d %6d %7d %7d %7.1fms  %s\n", s.name.c_str(),
-                s.variant.c_str(), k->ptxas().registers,
+    auto registers = k->registers();
+    std::printf("%-58s %-8s %5s %6d %7d %7d %7.1fms  %s\n", s.name.c_str(),
+                s.variant.c_str(),
+                registers ? std::to_string(*registers).c_str() : "-",
                 k->ptxas().spillStoreBytes + k->ptxas().spillLoadBytes,
                 k->ptxas().stackFrameBytes, s.sharedBytes, k->buildMs(),
                 attn::cacheOutcomeName(k->cacheOutcome()));
@@ -777,7 +779,7 @@ int main(int argc, char **argv) {
       std::printf("%-58s %14s %6d %5d %7d %4d %9.4f %9.1f %8.0f %6.1f%%\n",
                   l.kernel->spec().name.c_str(), gridText.c_str(),
                   l.kernel->blockThreads(),
-                  registers ? *registers : l.kernel->ptxas().registers,
+                  registers ? *registers : 0,
                   l.kernel->spec().sharedBytes, occupancy ? *occupancy : -1, ms,
                   tflops, gbs,
                   100.0 * std::max(tflops / peakTf, gbs / peakBw));

@@ -64,6 +64,9 @@ public:
   /// Registers per thread as the loaded module reports them (needs a GPU);
   /// ptxas' report in the compile log gives the same without one.
   Result<int> loadedRegisters();
+  /// Registers per thread: ptxas' report, or, where the compile log has
+  /// none (NVRTC does not always print it), the loaded module's count.
+  Result<int> registers();
 
   /// Checks pointers, alignment, strides and sizes against the spec.
   Status validate(const FlashArgs &args) const;
