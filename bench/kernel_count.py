@@ -1,14 +1,16 @@
 """Kernels launched, bytes moved and GPU time of one attention, unfused and
 fused: torch's math backend (the graph op by op), attn's fused kernel and
-the flash backend, beside the launches and tensor bytes of attn's own
-unfused lowering (attn-opt --attn-lower-unfused: one attn.kernel per op).
+the flash backend, and attn's own unfused path (attn-run --unfused: one
+attn.kernel per graph op, as attn-opt --attn-lower-unfused writes them).
 
-    PYTHONPATH=python python3 bench/kernel_count.py [--attn-opt build/bin/attn-opt]
+    PYTHONPATH=python python3 bench/kernel_count.py [--attn-run build/bin/attn-run]
 
 Kernels and their GPU time come from torch.profiler (CUPTI sees attn's
-driver-API launches too); DRAM bytes from Nsight Compute (dram__bytes_read
-+ dram__bytes_write of every kernel of one call), when ncu is on PATH.
-The shape is examples/sdpa.mlir's: (4, 16, 1024, 128) bf16, not causal.
+driver-API launches too), for attn's unfused path from attn-run --bench (sum
+of per-kernel medians; also back to back); DRAM bytes from Nsight Compute
+(dram__bytes_read + dram__bytes_write of every kernel of one call), when ncu
+is on PATH. The shape is examples/sdpa.mlir's: (4, 16, 1024, 128) bf16, not
+causal.
 """
 
 import argparse
@@ -72,13 +74,18 @@ def single(name):
 
 def dram_bytes(name):
     """DRAM bytes read + written by the kernels of one call, or None."""
+    return ncu_dram_bytes([sys.executable, os.path.abspath(__file__), "--single", name],
+                          ["--nvtx", "--nvtx-include", "count/"])
+
+
+def ncu_dram_bytes(cmd, extra):
+    """DRAM bytes read + written by the kernels ncu profiles in `cmd`, or None."""
     ncu = shutil.which("ncu")
     if not ncu:
         return None
-    cmd = [ncu, "--csv", "--print-units", "base", "--clock-control", "none", "--nvtx",
-           "--nvtx-include", "count/", "--metrics", "dram__bytes_read.sum,dram__bytes_write.sum",
-           sys.executable, os.path.abspath(__file__), "--single", name]
-    run = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    run = subprocess.run([ncu, "--csv", "--print-units", "base", "--clock-control", "none", *extra,
+                          "--metrics", "dram__bytes_read.sum,dram__bytes_write.sum", *cmd],
+                         capture_output=True, text=True, timeout=300)
     rows = [line for line in run.stdout.splitlines() if line.startswith('"')]
     total = 0.0
     for row in csv.DictReader(io.StringIO("\n".join(rows))):
@@ -87,28 +94,25 @@ def dram_bytes(name):
     return total if rows else None
 
 
-def unfused_lowering(attn_opt):
-    """(attn.kernel ops, bytes of their operands and results) of sdpa.mlir."""
-    text = subprocess.run([attn_opt, "--attn-lower-unfused", os.path.join(ROOT, "examples", "sdpa.mlir")],
-                          capture_output=True, text=True, check=True).stdout
-    widths = {"bf16": 2, "f16": 2, "f32": 4, "i32": 4, "i1": 1}
-    kernels, total = [], 0
-    for line in text.splitlines():
-        m = re.search(r'attn\.kernel "(\w+)".*: \((.*)\) -> (tensor<[^>]*>)', line)
-        if not m:
-            continue
-        kernels.append(m.group(1))
-        for dims, elem in re.findall(r"tensor<([0-9x]+)x(\w+)>", m.group(2) + " " + m.group(3)):
-            n = 1
-            for d in dims.split("x"):
-                n *= int(d)
-            total += n * widths[elem]
-    return kernels, total
+def attn_unfused(attn_run):
+    """attn-run --unfused on sdpa.mlir: (kernel names, ms as the sum of the
+    kernels' medians, ms back to back, operand bytes, DRAM bytes or None)."""
+    example = os.path.join(ROOT, "examples", "sdpa.mlir")
+    run = subprocess.run([attn_run, "--unfused", "--check", "--bench", example],
+                         capture_output=True, text=True, timeout=300)
+    if run.returncode != 0:
+        raise RuntimeError(f"attn-run --unfused failed:\n{run.stdout}{run.stderr}")
+    total = re.search(r"total: (\d+) kernel\(s\), ([0-9.]+) MB of operands and results, "
+                      r"([0-9.]+) ms \(sum of medians\), ([0-9.]+) ms back to back", run.stdout)
+    names = re.findall(r"^(attn_\w+) +\d+x\d+x\d+ ", run.stdout, re.M)
+    # One run of each kernel (no --bench) for ncu.
+    dram = ncu_dram_bytes([attn_run, "--unfused", example], ["--kernel-name", "regex:^attn_"])
+    return names, float(total.group(3)), float(total.group(4)), float(total.group(2)) * 1e6, dram
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--attn-opt", default=os.path.join(ROOT, "build", "bin", "attn-opt"))
+    ap.add_argument("--attn-run", default=os.path.join(ROOT, "build", "bin", "attn-run"))
     ap.add_argument("--single", choices=BACKENDS, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.single:
@@ -122,10 +126,11 @@ def main():
         mb = f"{moved / 1e6:9.1f}" if moved is not None else f"{'-':>9s}"
         short = ", ".join(sorted({n.split("(")[0].split("<")[0][:40] for n in names}))
         print(f"{name:24s} {count:8d} {mb} {ms:8.3f}  {short}", flush=True)
-    if os.path.exists(args.attn_opt):
-        kernels, total = unfused_lowering(args.attn_opt)
-        print(f"{'attn unfused lowering':24s} {len(kernels):8d} {total / 1e6:9.1f} {'-':>8s}  "
-              f"{', '.join(kernels)} (tensor bytes in + out; not run on the GPU)")
+    names, ms, back_to_back, operand_bytes, dram = attn_unfused(args.attn_run)
+    mb = f"{dram / 1e6:9.1f}" if dram is not None else f"{'-':>9s}"
+    print(f"{'attn unfused (attn-run)':24s} {len(names):8d} {mb} {ms:8.3f}  {', '.join(names)}")
+    print(f"  attn unfused: {operand_bytes / 1e6:.1f} MB of operands and results; "
+          f"{back_to_back:.3f} ms back to back", flush=True)
 
 
 if __name__ == "__main__":

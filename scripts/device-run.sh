@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call's worth of GPU work on the device machine (see README: the build
 # is made here, with LLVM linked statically, and carried there):
-#   scripts/device-run.sh [suite] [sanitize] [examples] [python] [bench] [tiles]
+#   scripts/device-run.sh [suite] [sanitize] [examples] [python] [bench] [tiles] [count]
 # Logs go to $OUT (or /tmp/attn-device). Nothing here needs LLVM.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,12 +23,17 @@ for step in "${steps[@]}"; do
       "$build/test/Unit/AttnGPUTests" 2>&1 | tail -n 4 | tee -a "$out/gpu-tests.log"
     ;;
   sanitize)
-    for t in seq7 hd72 keep transposed-k causal-bottom-right-fully-masked; do
+    # Fused cases, then graph-op kernels of the unfused path (--unfused).
+    for t in seq7 hd72 keep transposed-k causal-bottom-right-fully-masked \
+             unfused/masks unfused/transposes; do
+      flags=--check
+      [[ $t == unfused/* ]] && flags="--unfused --check"
+      log="$out/san-${t//\//-}"
       for tool in memcheck racecheck; do
         printf '%-34s %-9s ' "$t" "$tool"
         compute-sanitizer --tool "$tool" --error-exitcode 3 \
-          "$build/bin/attn-run" --check "$root/test/GPU/$t.mlir" > "$out/san-$t-$tool.log" 2>&1
-        echo "exit $? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/san-$t-$tool.log" | tail -n 1)"
+          "$build/bin/attn-run" $flags "$root/test/GPU/$t.mlir" > "$log-$tool.log" 2>&1
+        echo "exit $? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log-$tool.log" | tail -n 1)"
       done
     done 2>&1 | tee "$out/sanitize.log"
     ;;
@@ -45,6 +50,10 @@ for step in "${steps[@]}"; do
     ;;
   tiles)
     timeout 300 python3 "$root/bench/tiles.py" 2>&1 | tee "$out/tiles.log"
+    ;;
+  count)
+    timeout 400 python3 "$root/bench/kernel_count.py" --attn-run "$build/bin/attn-run" 2>&1 |
+      tee "$out/kernel-count.log"
     ;;
   esac
 done

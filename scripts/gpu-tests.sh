@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the GPU suite (test/GPU/*.mlir) with attn-run --check and prints the
+# Runs the GPU suite (test/GPU/*.mlir: fused kernels; test/GPU/unfused/*.mlir:
+# one kernel per graph op) with attn-run --check and prints the
 # error of every case against the float64 reference. Needs only the built
 # attn-run (no lit, no FileCheck), so it runs on a machine without LLVM:
 #   scripts/gpu-tests.sh [build-dir] [test files...]
@@ -8,13 +9,16 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
 shift || true
 tests=("$@")
-[[ ${#tests[@]} -gt 0 ]] || tests=("$root"/test/GPU/*.mlir)
+[[ ${#tests[@]} -gt 0 ]] || tests=("$root"/test/GPU/*.mlir "$root"/test/GPU/unfused/*.mlir)
 run="$build/bin/attn-run"
 [[ -x $run ]] || { echo "gpu-tests: no $run; build first" >&2; exit 2; }
 
 passed=0 failed=0
 for test in "${tests[@]}"; do
+  # "causal", or "unfused/causal-gqa-f16" for a case of a subdirectory.
   name=$(basename "$test" .mlir)
+  parent=$(basename "$(dirname "$test")")
+  [[ $parent == GPU ]] || name="$parent/$name"
   expected=$(grep -c '^// CHECK: check output' "$test")
   # Each RUN line's attn-run arguments, with %s as the test file: a case
   # may run once per kernel variant.
@@ -26,7 +30,7 @@ for test in "${tests[@]}"; do
     status=$?
     elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
     passes=$(grep -c '^check output .*: PASS$' <<<"$output")
-    kernel=$(grep -o '^attn_fwd_[a-z0-9_]*' <<<"$output" | head -n 1)
+    kernel=$(grep -o '^attn_[a-z0-9_]*' <<<"$output" | head -n 1)
     errors=$(sed -n 's/^check output \([0-9]*\).*rel L2 error \([^ ]*\).*/out\1=\2/p' <<<"$output" | tr '\n' ' ')
     if [[ $status -eq 0 && $passes -ge $expected && $expected -gt 0 ]]; then
       passed=$((passed + 1))

@@ -35,10 +35,13 @@ struct CompileOptions {
   /// empty: the cost model's choice) and the tiles (0: the model's choice).
   std::string variant;
   int blockM = 0, blockN = 0, numWarps = 0, stages = 0;
+  /// Instead of fusing, run --attn-lower-unfused: every graph op becomes its
+  /// own kernel (the shape of PyTorch's math backend).
+  bool unfused = false;
 };
 
-/// The kernels of a module, one per attn.flash in op order, and the IR after
-/// the pipeline.
+/// The kernels of a module, one per attn.flash and attn.kernel in op order,
+/// and the IR after the pipeline.
 struct CompiledModule {
   std::vector<std::shared_ptr<Kernel>> kernels;
   std::string loweredIR;

@@ -85,23 +85,52 @@ __device__ __forceinline__ void packP(u32 (&a)[4], const float (&s)[NTiles][4],
   a[3] = Ops::pack(s[2 * kk + 1][2], s[2 * kk + 1][3]);
 }
 
-/// Reads one bias element of type B as float.
-template <class B> struct BiasOps;
-template <> struct BiasOps<float> {
+/// Reads (as float) and writes (rounding to nearest) element i of a tensor
+/// of element type E: f32, or the 16-bit patterns of F16 and BF16.
+template <class E> struct ElementIO;
+template <> struct ElementIO<float> {
   static __device__ __forceinline__ float load(const void *p, i64 i) {
     return static_cast<const float *>(p)[i];
   }
-};
-template <> struct BiasOps<F16> {
-  static __device__ __forceinline__ float load(const void *p, i64 i) {
-    return ElementOps<F16>::toFloat(static_cast<const u16 *>(p)[i]);
+  static __device__ __forceinline__ void store(void *p, i64 i, float x) {
+    static_cast<float *>(p)[i] = x;
   }
 };
-template <> struct BiasOps<BF16> {
-  static __device__ __forceinline__ float load(const void *p, i64 i) {
-    return ElementOps<BF16>::toFloat(static_cast<const u16 *>(p)[i]);
+#define ATTN_ELEMENT_IO(E, TYPE)                                               \
+  template <> struct ElementIO<E> {                                            \
+    static __device__ __forceinline__ float load(const void *p, i64 i) {       \
+      return ElementOps<E>::toFloat(static_cast<const u16 *>(p)[i]);           \
+    }                                                                          \
+    static __device__ __forceinline__ void store(void *p, i64 i, float x) {    \
+      u16 h;                                                                   \
+      asm("cvt.rn." TYPE ".f32 %0, %1;" : "=h"(h) : "f"(x));                   \
+      static_cast<u16 *>(p)[i] = h;                                            \
+    }                                                                          \
+  };
+ATTN_ELEMENT_IO(F16, "f16")
+ATTN_ELEMENT_IO(BF16, "bf16")
+#undef ATTN_ELEMENT_IO
+
+/// True if key k may take part for query q under the positional masks: k
+/// below kvEnd (key padding), and, around the diagonal q + diagOffset
+/// (diagOffset = Skv - Sq when aligned to the bottom-right), not after it
+/// (causal) and within [diag - windowLeft, diag + windowRight] (-1: unbounded).
+template <bool kCausal, bool kWindow>
+__device__ __forceinline__ bool keyAllowed(int q, int k, int kvEnd,
+                                           int diagOffset, int windowLeft,
+                                           int windowRight) {
+  bool ok = k < kvEnd;
+  int diag = q + diagOffset;
+  if (kCausal)
+    ok = ok && k <= diag;
+  if (kWindow) {
+    if (windowLeft >= 0)
+      ok = ok && k >= diag - windowLeft;
+    if (windowRight >= 0)
+      ok = ok && k <= diag + windowRight;
   }
-};
+  return ok;
+}
 
 __device__ __forceinline__ u32 sharedAddress(const void *p) {
   return static_cast<u32>(__cvta_generic_to_shared(p));

@@ -51,17 +51,8 @@ template <class C, class Mma> struct FlashForward {
   static __device__ __forceinline__ bool positionAllowed(const FlashParams &p,
                                                          const Block &blk,
                                                          int q, int k) {
-    bool ok = k < blk.kvEnd;
-    int diag = q + blk.diagOffset;
-    if (C::kCausal)
-      ok = ok && k <= diag;
-    if (C::kWindow) {
-      if (p.window_left >= 0)
-        ok = ok && k >= diag - p.window_left;
-      if (p.window_right >= 0)
-        ok = ok && k <= diag + p.window_right;
-    }
-    return ok;
+    return keyAllowed<C::kCausal, C::kWindow>(q, k, blk.kvEnd, blk.diagOffset,
+                                              p.window_left, p.window_right);
   }
 
   /// True if every key of the tile at n0 is allowed for every row.
@@ -102,7 +93,7 @@ template <class C, class Mma> struct FlashForward {
           if (C::kScoreMod)
             x = C::scoreMod(x, blk.b, blk.h, q, k);
           if (C::kBias && inside)
-            x += BiasOps<typename C::BiasElement>::load(
+            x += ElementIO<typename C::BiasElement>::load(
                 p.bias, blk.b * p.bias_strides[0] + blk.h * p.bias_strides[1] +
                             q * p.bias_strides[2] + k * p.bias_strides[3]);
           bool ok = positionAllowed(p, blk, q, k);

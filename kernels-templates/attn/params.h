@@ -28,4 +28,16 @@ struct FlashParams {
   float scale_log2;         // scale * log2(e)
 };
 
+/// Runtime arguments of a graph-op kernel (the unfused path, one attn.kernel
+/// per launch). Shapes are compile-time constants of the kernel; operands
+/// are viewed at rank 4 (leading dimensions of size 1 added), with element
+/// strides, 0 along broadcast dimensions.
+struct GraphParams {
+  static constexpr int kMaxInputs = 4;
+  const void *in[kMaxInputs];
+  void *out; // may be in[0] (in place)
+  i64 in_strides[kMaxInputs][4];
+  i64 out_strides[4];
+};
+
 } // namespace attn

@@ -97,22 +97,26 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
   DiagnosticCollector diagnostics(*module.getContext());
   CompiledModule compiled;
   if (options.runPipeline) {
-    if (!mlir::attn::lookupArch(context.arch()))
-      return Status(StatusCode::Unsupported,
-                    "the cost model knows no arch '" + context.arch() +
-                        "'; use sm_80, sm_86, sm_89 or sm_90a");
     mlir::PassManager pm(module.getContext());
     pm.addPass(mlir::createCanonicalizerPass());
-    pm.addPass(mlir::attn::createAttnFusePass());
-    pm.addPass(mlir::createCanonicalizerPass());
-    mlir::attn::AttnSelectConfigPassOptions select;
-    select.arch = context.arch();
-    select.variant = options.variant;
-    select.blockM = options.blockM;
-    select.blockN = options.blockN;
-    select.numWarps = options.numWarps;
-    select.stages = options.stages;
-    pm.addPass(mlir::attn::createAttnSelectConfigPass(select));
+    if (options.unfused) {
+      pm.addPass(mlir::attn::createAttnLowerUnfusedPass());
+    } else {
+      if (!mlir::attn::lookupArch(context.arch()))
+        return Status(StatusCode::Unsupported,
+                      "the cost model knows no arch '" + context.arch() +
+                          "'; use sm_80, sm_86, sm_89 or sm_90a");
+      pm.addPass(mlir::attn::createAttnFusePass());
+      pm.addPass(mlir::createCanonicalizerPass());
+      mlir::attn::AttnSelectConfigPassOptions select;
+      select.arch = context.arch();
+      select.variant = options.variant;
+      select.blockM = options.blockM;
+      select.blockN = options.blockN;
+      select.numWarps = options.numWarps;
+      select.stages = options.stages;
+      pm.addPass(mlir::attn::createAttnSelectConfigPass(select));
+    }
     if (mlir::failed(pm.run(module)))
       return Status(StatusCode::Unsupported, diagnostics.joinedErrors());
   }
@@ -120,16 +124,23 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
   llvm::raw_string_ostream irStream(compiled.loweredIR);
   module.print(irStream);
 
-  std::vector<mlir::attn::FlashOp> flashes;
-  module.walk([&](mlir::attn::FlashOp op) { flashes.push_back(op); });
-  if (flashes.empty()) {
-    std::string why = "the module has no attn.flash to compile";
+  // Fused attention and the graph-op kernels of the unfused path, in order.
+  std::vector<mlir::Operation *> kernelOps;
+  module.walk([&](mlir::Operation *op) {
+    if (mlir::isa<mlir::attn::FlashOp, mlir::attn::KernelOp>(op))
+      kernelOps.push_back(op);
+  });
+  if (kernelOps.empty()) {
+    std::string why = "the module has no attn.flash or attn.kernel to compile";
     for (const std::string &remark : compiled.remarks)
       why += "\n" + remark;
     return Status(StatusCode::Unsupported, why);
   }
-  for (mlir::attn::FlashOp op : flashes) {
-    mlir::FailureOr<KernelSpec> spec = mlir::attn::emitFlashKernel(op);
+  for (mlir::Operation *op : kernelOps) {
+    mlir::FailureOr<KernelSpec> spec =
+        mlir::isa<mlir::attn::FlashOp>(op)
+            ? mlir::attn::emitFlashKernel(mlir::cast<mlir::attn::FlashOp>(op))
+            : mlir::attn::emitGraphKernel(mlir::cast<mlir::attn::KernelOp>(op));
     if (mlir::failed(spec))
       return Status(StatusCode::Unsupported, diagnostics.joinedErrors());
     Result<std::shared_ptr<Kernel>> kernel = context.build(*spec);

@@ -80,6 +80,11 @@ int attn_compile(attn_context *context, const char *mlir, const char *variant,
         "attn_compile: the module has " +
             std::to_string(compiled->kernels.size()) +
             " attention kernels; the C API compiles modules with one"));
+  if (compiled->kernels.front()->spec().kind != attn::KernelKind::Flash)
+    return report(attn::Status(
+        attn::StatusCode::Unsupported,
+        "attn_compile: the module holds an attn.kernel (one graph op of the "
+        "unfused path); the C API launches fused attention only"));
   *out = new attn_kernel{compiled->kernels.front()};
   return ATTN_OK;
 }

@@ -125,6 +125,12 @@ Result<std::shared_ptr<Kernel>> Context::build(const KernelSpec &spec) {
 
 Kernel::Grid Kernel::grid(int batch, int seqQ) const {
   Grid g;
+  if (spec_.kind == KernelKind::GraphOp) {
+    g.x = spec_.grid[0];
+    g.y = spec_.grid[1];
+    g.z = spec_.grid[2];
+    return g;
+  }
   g.x = static_cast<unsigned>((seqQ + spec_.blockM - 1) / spec_.blockM);
   g.y = static_cast<unsigned>(spec_.headsQ);
   g.z = static_cast<unsigned>(batch);
@@ -211,6 +217,9 @@ Status checkTensor(const char *name, const TensorArg &t, int contiguousDim) {
 } // namespace
 
 Status Kernel::validate(const FlashArgs &a) const {
+  if (spec_.kind != KernelKind::Flash)
+    return invalid("kernel " + spec_.name +
+                   " runs one graph op; launch it with GraphArgs");
   if (a.batch <= 0 || a.seqQ <= 0 || a.seqKV <= 0)
     return invalid("batch, seqQ and seqKV must be positive, got " +
                    std::to_string(a.batch) + ", " + std::to_string(a.seqQ) +
@@ -290,6 +299,47 @@ Status Kernel::launch(const FlashArgs &a, Stream stream) {
   return (*Driver::get())
       ->launch(*fn, g.x, g.y, g.z, spec_.threads, spec_.sharedBytes, stream,
                args);
+}
+
+Status Kernel::validate(const GraphArgs &a) const {
+  if (spec_.kind != KernelKind::GraphOp)
+    return invalid("kernel " + spec_.name +
+                   " is fused attention; launch it with FlashArgs");
+  if (a.inputs.size() != spec_.inputShapes.size())
+    return invalid("kernel " + spec_.name + " takes " +
+                   std::to_string(spec_.inputShapes.size()) +
+                   " inputs, the launch has " + std::to_string(a.inputs.size()));
+  for (size_t i = 0; i < a.inputs.size(); ++i)
+    if (!a.inputs[i].data)
+      return invalid("input " + std::to_string(i) + " of " + spec_.name +
+                     " is a null pointer");
+  if (!a.output.data)
+    return invalid("the output of " + spec_.name + " is a null pointer");
+  return Status::ok();
+}
+
+Status Kernel::launch(const GraphArgs &a, Stream stream) {
+  if (Status s = validate(a); !s)
+    return s;
+  Result<void *> fn = function();
+  if (!fn)
+    return fn.status();
+  GraphParams p = {};
+  for (size_t i = 0; i < a.inputs.size(); ++i) {
+    p.in[i] = a.inputs[i].data;
+    for (int d = 0; d < 4; ++d) {
+      // A size-1 dimension the result does not have broadcasts.
+      bool broadcast = spec_.inputShapes[i][d] == 1 && spec_.outputShape[d] != 1;
+      p.in_strides[i][d] = broadcast ? 0 : a.inputs[i].strides[d];
+    }
+  }
+  p.out = const_cast<void *>(a.output.data);
+  for (int d = 0; d < 4; ++d)
+    p.out_strides[d] = a.output.strides[d];
+  void *args[] = {&p};
+  return (*Driver::get())
+      ->launch(*fn, spec_.grid[0], spec_.grid[1], spec_.grid[2], spec_.threads,
+               spec_.sharedBytes, stream, args);
 }
 
 } // namespace attn

@@ -244,4 +244,65 @@ TEST(Kernel, LaunchWithoutAGpuIsAClearError) {
   EXPECT_NE(s.message().find("libcuda"), std::string::npos) << s.message();
 }
 
+const char *kUnfusedChain = R"(
+func.func @chain(%q: tensor<1x2x64x32xbf16>, %k: tensor<1x2x64x32xbf16>, %v: tensor<1x2x64x32xbf16>) -> tensor<1x2x64x32xbf16> {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<1x2x64x32xbf16>, tensor<1x2x64x32xbf16> -> tensor<1x2x64x64xf32>
+  %m = attn.mask %s {kind = #attn.mask<causal>} : tensor<1x2x64x64xf32>
+  %p = attn.softmax %m {dim = 3} : tensor<1x2x64x64xf32> -> tensor<1x2x64x64xbf16>
+  %o = attn.matmul %p, %v : tensor<1x2x64x64xbf16>, tensor<1x2x64x32xbf16> -> tensor<1x2x64x32xbf16>
+  return %o : tensor<1x2x64x32xbf16>
+})";
+
+TEST(Compile, UnfusedIsOneGraphKernelPerOp) {
+  auto ctx = memoryContext();
+  CompileOptions options;
+  options.unfused = true;
+  auto compiled = compileSource(*ctx, kUnfusedChain, options);
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  std::vector<std::string> ops;
+  for (const auto &kernel : compiled->kernels) {
+    EXPECT_EQ(kernel->spec().kind, KernelKind::GraphOp);
+    EXPECT_EQ(kernel->spec().variant, "graph");
+    ops.push_back(kernel->spec().graphOp);
+  }
+  EXPECT_EQ(ops, (std::vector<std::string>{"matmul", "mask", "softmax", "matmul"}));
+  // The mask reads and writes the scores: one input, of the result's shape.
+  const KernelSpec &mask = compiled->kernels[1]->spec();
+  ASSERT_EQ(mask.inputShapes.size(), 1u);
+  EXPECT_EQ(mask.inputShapes[0], mask.outputShape);
+  EXPECT_EQ(mask.grid[0], 1u * 2 * 64 * 64 / 1024);
+  // Q K^T: 128x128 output tiles, one z block per (batch, head).
+  const KernelSpec &scores = compiled->kernels[0]->spec();
+  EXPECT_EQ(scores.grid, (std::array<unsigned, 3>{1, 1, 2}));
+  EXPECT_NE(compiled->loweredIR.find("attn.kernel \"softmax\""), std::string::npos);
+}
+
+TEST(Kernel, GraphArgsAreCheckedAndKindsNotMixed) {
+  auto ctx = memoryContext();
+  CompileOptions options;
+  options.unfused = true;
+  auto compiled = compileSource(*ctx, kUnfusedChain, options);
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  Kernel &mask = *compiled->kernels[1];
+  float scores[4];
+  GraphArgs args;
+  args.inputs = {TensorArg{scores, {0, 0, 0, 1}}};
+  args.output = args.inputs[0];
+  EXPECT_TRUE(mask.validate(args).isOk());
+
+  GraphArgs twoInputs = args;
+  twoInputs.inputs.push_back(args.inputs[0]);
+  EXPECT_NE(mask.validate(twoInputs).message().find("takes 1 inputs, the launch has 2"),
+            std::string::npos);
+  GraphArgs noOutput = args;
+  noOutput.output.data = nullptr;
+  EXPECT_NE(mask.validate(noOutput).message().find("output of"), std::string::npos);
+  // A graph-op kernel is not attention, and the other way round.
+  EXPECT_NE(mask.validate(FlashArgs()).message().find("launch it with GraphArgs"),
+            std::string::npos);
+  LaunchFixture f(*ctx);
+  EXPECT_NE(f.kernel->validate(args).message().find("launch it with FlashArgs"),
+            std::string::npos);
+}
+
 } // namespace

@@ -1,11 +1,13 @@
 //===- attn-run.cpp - Compile, run, check and time attention graphs -------===//
 //
 // attn-run FILE.mlir compiles every attention chain of the file's function
-// (fuse, configure, NVRTC). Without a GPU it prints the compile report and
-// exits 0. With one it runs the kernels on seeded random inputs (or .npy
-// files), and on request checks them against the float64 CPU reference of
-// the original graph (--check), times them with CUDA events (--bench) and
-// prints a per-kernel profile (--profile).
+// (fuse, configure, NVRTC), or with --unfused every graph op as its own
+// kernel; a file of attn.kernel ops (attn-opt --attn-lower-unfused) runs as
+// it is. Without a GPU it prints the compile report and exits 0. With one it
+// runs the kernels on seeded random inputs (or .npy files), and on request
+// checks them against the float64 CPU reference of the original graph
+// (--check), times them with CUDA events (--bench) and prints a per-kernel
+// profile (--profile).
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,6 +34,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <random>
 
@@ -106,6 +109,11 @@ cl::opt<int> numWarpsOption("num-warps",
 cl::opt<int> stagesOption("stages",
                           cl::desc("K/V pipeline stages (0: the model's)"),
                           cl::init(0), cl::cat(category));
+cl::opt<bool> unfusedOption(
+    "unfused",
+    cl::desc("Do not fuse: run every graph op as its own kernel "
+             "(--attn-lower-unfused, the shape of PyTorch's math backend)"),
+    cl::cat(category));
 cl::opt<bool> printIR("print-ir", cl::desc("Print the IR after the pipeline"),
                       cl::cat(category));
 
@@ -434,10 +442,11 @@ HostTensor randomInput(mlir::BlockArgument arg, std::mt19937_64 &rng,
 // Execution
 //===----------------------------------------------------------------------===//
 
+/// One kernel of the function, ready to enqueue again (for --bench).
 struct Launch {
   std::shared_ptr<attn::Kernel> kernel;
-  attn::FlashArgs args;
-  mlir::attn::FlashOp op;
+  std::function<attn::Status()> enqueue;
+  attn::Kernel::Grid grid;
   double flops = 0, bytes = 0;
 };
 
@@ -470,6 +479,117 @@ std::string shapeString(const std::vector<int64_t> &shape) {
   for (size_t i = 0; i < shape.size(); ++i)
     s += (i ? "x" : "") + std::to_string(shape[i]);
   return s;
+}
+
+using ValueMap = llvm::DenseMap<mlir::Value, DeviceTensor>;
+
+/// Shared memory per block: dynamic (fused kernels) plus static (ptxas).
+int sharedBytes(const attn::Kernel &kernel) {
+  return kernel.spec().sharedBytes + kernel.ptxas().sharedBytes;
+}
+
+/// A tensor's argument as a graph-op kernel sees it: strides of its rank-4
+/// view (a rank-r tensor's in the last r entries).
+attn::TensorArg rank4Arg(const DeviceTensor &t) {
+  attn::TensorArg a;
+  a.data = reinterpret_cast<const void *>(t.buffer->get());
+  size_t pad = 4 - t.strides.size();
+  for (size_t d = 0; d < t.strides.size(); ++d)
+    a.strides[pad + d] = t.strides[d];
+  return a;
+}
+
+double tensorBytes(const DeviceTensor &t) {
+  return double(numElements(t.shape)) * bytesOf(t.kind);
+}
+
+/// Allocates the output of an attn.flash (in the layout of q) and binds its
+/// operands.
+attn::Result<Launch> prepareFlash(mlir::attn::FlashOp flash,
+                                  std::shared_ptr<attn::Kernel> kernel,
+                                  ValueMap &values, bool bshd) {
+  Launch l;
+  l.kernel = kernel;
+  const attn::KernelSpec &spec = kernel->spec();
+  // Copies: inserting the output below may move the map's entries.
+  const DeviceTensor q = values[flash.getQ()], k = values[flash.getK()],
+                     v = values[flash.getV()];
+  std::vector<int64_t> outShape = {q.shape[0], q.shape[1], q.shape[2], v.shape[3]};
+  auto out = allocatePoisoned(outShape, q.kind,
+                              bshd ? bshdStrides(outShape) : contiguousStrides(outShape));
+  if (!out)
+    return out.status();
+  values[flash.getOutput()] = *out;
+  attn::FlashArgs args;
+  args.batch = int(q.shape[0]);
+  args.seqQ = int(q.shape[2]);
+  args.seqKV = int(spec.transposeK ? k.shape[3] : k.shape[2]);
+  args.q = tensorArg(q);
+  args.k = tensorArg(k);
+  args.v = tensorArg(v);
+  args.o = tensorArg(*out);
+  if (mlir::Value lse = flash.getLse()) {
+    std::vector<int64_t> shape = {q.shape[0], q.shape[1], q.shape[2]};
+    auto buffer = allocatePoisoned(shape, Kind::F32, contiguousStrides(shape));
+    if (!buffer)
+      return buffer.status();
+    values[lse] = *buffer;
+    args.lse = reinterpret_cast<float *>(buffer->buffer->get());
+  }
+  if (mlir::Value lengths = flash.getLengths())
+    args.lengths = reinterpret_cast<const int *>(values[lengths].buffer->get());
+  if (mlir::Value keep = flash.getKeep())
+    args.keep = broadcastArg(values[keep]);
+  if (mlir::Value bias = flash.getBias())
+    args.bias = broadcastArg(values[bias]);
+  double density = maskDensity(spec, args.seqQ, args.seqKV);
+  l.flops = 2.0 * args.batch * spec.headsQ * double(args.seqQ) * args.seqKV *
+            (spec.headDimQK + spec.headDimV) * density;
+  l.bytes = tensorBytes(q) + tensorBytes(k) + tensorBytes(v) + tensorBytes(*out);
+  l.grid = kernel->grid(args.batch, args.seqQ);
+  l.enqueue = [kernel, args] { return kernel->launch(args); };
+  return l;
+}
+
+/// Binds the inputs of an attn.kernel and its result: a new (poisoned)
+/// tensor, or with in_place the first input's memory.
+attn::Result<Launch> prepareGraphKernel(mlir::attn::KernelOp op,
+                                        std::shared_ptr<attn::Kernel> kernel,
+                                        ValueMap &values) {
+  Launch l;
+  l.kernel = kernel;
+  attn::GraphArgs args;
+  for (mlir::Value input : op.getInputs()) {
+    const DeviceTensor &t = values[input];
+    args.inputs.push_back(rank4Arg(t));
+    l.bytes += tensorBytes(t);
+  }
+  DeviceTensor out;
+  if (op.getInPlace()) {
+    out = values[op.getInputs().front()];
+  } else {
+    auto type = mlir::cast<mlir::RankedTensorType>(op.getType());
+    std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+    auto kind = kindOf(type.getElementType());
+    if (mlir::failed(kind))
+      return attn::Status(attn::StatusCode::Unsupported,
+                          "attn.kernel result type is not f16, bf16 or f32");
+    auto buffer = allocatePoisoned(shape, *kind, contiguousStrides(shape));
+    if (!buffer)
+      return buffer.status();
+    out = *buffer;
+  }
+  values[op.getResult()] = out;
+  args.output = rank4Arg(out);
+  l.bytes += tensorBytes(out);
+  if (auto matmul = mlir::dyn_cast<mlir::attn::MatmulOp>(op.getPayload())) {
+    auto lhs = matmul.getLhs().getType();
+    int64_t depth = lhs.getDimSize(lhs.getRank() - (matmul.getTransposeLhs() ? 2 : 1));
+    l.flops = 2.0 * double(numElements(out.shape)) * depth;
+  }
+  l.grid = kernel->grid(0, 0);
+  l.enqueue = [kernel, args] { return kernel->launch(args); };
+  return l;
 }
 
 } // namespace
@@ -529,7 +649,12 @@ int main(int argc, char **argv) {
               device ? (device->name + ", " + std::to_string(device->multiprocessors) +
                         " SMs").c_str()
                      : "no GPU (compile only)");
+  if (unfusedOption && (!variantOption.empty() || blockMOption || blockNOption ||
+                        numWarpsOption || stagesOption))
+    return fail("--unfused runs no fused kernel; --variant and the tile "
+                "options do not apply");
   attn::CompileOptions compileOptions;
+  compileOptions.unfused = unfusedOption;
   compileOptions.variant = variantOption;
   compileOptions.blockM = blockMOption;
   compileOptions.blockN = blockNOption;
@@ -553,7 +678,7 @@ int main(int argc, char **argv) {
                 s.variant.c_str(),
                 registers ? std::to_string(*registers).c_str() : "-",
                 k->ptxas().spillStoreBytes + k->ptxas().spillLoadBytes,
-                k->ptxas().stackFrameBytes, s.sharedBytes, k->buildMs(),
+                k->ptxas().stackFrameBytes, sharedBytes(*k), k->buildMs(),
                 attn::cacheOutcomeName(k->cacheOutcome()));
   }
   std::printf("pipeline + build: %.1f ms\n", compiled->pipelineMs);
@@ -622,7 +747,8 @@ int main(int argc, char **argv) {
     values[arg] = *dev;
   }
 
-  // The fused function, op by op: attn.flash on the GPU; casts alias.
+  // The function op by op: attn.flash and attn.kernel on the GPU; casts
+  // between fused kernels alias (the kernels read and write 16-bit types).
   std::vector<Launch> launches;
   size_t kernelIndex = 0;
   mlir::func::ReturnOp ret;
@@ -639,55 +765,28 @@ int main(int argc, char **argv) {
     // Constants hoisted out of score_mod regions are emitted into the kernel.
     if (mlir::isa<mlir::arith::ConstantOp>(op))
       continue;
+    if (auto graphKernel = mlir::dyn_cast<mlir::attn::KernelOp>(op)) {
+      auto launch = prepareGraphKernel(graphKernel, compiled->kernels[kernelIndex++],
+                                       values);
+      if (!launch)
+        return fail(launch.status().toString());
+      if (attn::Status s = launch->enqueue(); !s)
+        return fail(s.toString());
+      launches.push_back(*launch);
+      continue;
+    }
     auto flash = mlir::dyn_cast<mlir::attn::FlashOp>(op);
     if (!flash)
       return fail("after the pipeline the function still has '" +
                   op.getName().getStringRef().str() +
-                  "', which attn-run cannot execute (see the remarks above)");
-    Launch l;
-    l.op = flash;
-    l.kernel = compiled->kernels[kernelIndex++];
-    const attn::KernelSpec &spec = l.kernel->spec();
-    // Copies: inserting the output below may move the map's entries.
-    const DeviceTensor q = values[flash.getQ()], k = values[flash.getK()],
-                       v = values[flash.getV()];
-    std::vector<int64_t> outShape = {q.shape[0], q.shape[1], q.shape[2], v.shape[3]};
-    auto out = allocatePoisoned(outShape, q.kind,
-                                bshd ? bshdStrides(outShape) : contiguousStrides(outShape));
-    if (!out)
-      return fail(out.status().toString());
-    values[flash.getOutput()] = *out;
-    l.args.batch = int(q.shape[0]);
-    l.args.seqQ = int(q.shape[2]);
-    l.args.seqKV = int(spec.transposeK ? k.shape[3] : k.shape[2]);
-    l.args.q = tensorArg(q);
-    l.args.k = tensorArg(k);
-    l.args.v = tensorArg(v);
-    l.args.o = tensorArg(*out);
-    if (mlir::Value lse = flash.getLse()) {
-      std::vector<int64_t> shape = {q.shape[0], q.shape[1], q.shape[2]};
-      auto buffer = allocatePoisoned(shape, Kind::F32, contiguousStrides(shape));
-      if (!buffer)
-        return fail(buffer.status().toString());
-      values[lse] = *buffer;
-      l.args.lse = reinterpret_cast<float *>(buffer->buffer->get());
-    }
-    if (mlir::Value lengths = flash.getLengths())
-      l.args.lengths = reinterpret_cast<const int *>(values[lengths].buffer->get());
-    if (mlir::Value keep = flash.getKeep())
-      l.args.keep = broadcastArg(values[keep]);
-    if (mlir::Value bias = flash.getBias())
-      l.args.bias = broadcastArg(values[bias]);
-    double density = maskDensity(spec, l.args.seqQ, l.args.seqKV);
-    l.flops = 2.0 * l.args.batch * spec.headsQ * double(l.args.seqQ) *
-              l.args.seqKV * (spec.headDimQK + spec.headDimV) * density;
-    int elem = attn::elementTypeBytes(spec.element);
-    l.bytes = double(numElements(q.shape) + numElements(k.shape) +
-                     numElements(v.shape) + numElements(outShape)) *
-              elem;
-    if (attn::Status s = l.kernel->launch(l.args); !s)
+                  "', which attn-run cannot execute (see the remarks above; "
+                  "--unfused runs every graph op as its own kernel)");
+    auto launch = prepareFlash(flash, compiled->kernels[kernelIndex++], values, bshd);
+    if (!launch)
+      return fail(launch.status().toString());
+    if (attn::Status s = launch->enqueue(); !s)
       return fail(s.toString());
-    launches.push_back(l);
+    launches.push_back(*launch);
   }
   attn::Driver *driver = *attn::Driver::get();
   if (attn::Status s = driver->synchronize(); !s)
@@ -744,46 +843,72 @@ int main(int argc, char **argv) {
   }
 
   if (benchOption || profileOption) {
+    auto startEv = driver->createEvent(), stopEv = driver->createEvent();
+    if (!startEv || !stopEv)
+      return fail("cannot create CUDA events");
+    // Median time of `body` over --iters runs, after --warmup untimed ones.
+    auto medianMs = [&](const std::function<attn::Status()> &body)
+        -> attn::Result<double> {
+      for (unsigned i = 0; i < warmupOption; ++i)
+        if (attn::Status s = body(); !s)
+          return s;
+      std::vector<float> times;
+      for (unsigned i = 0; i < itersOption; ++i) {
+        (void)driver->recordEvent(*startEv, nullptr);
+        if (attn::Status s = body(); !s)
+          return s;
+        (void)driver->recordEvent(*stopEv, nullptr);
+        auto ms = driver->elapsedMs(*startEv, *stopEv);
+        if (!ms)
+          return ms.status();
+        times.push_back(*ms);
+      }
+      std::sort(times.begin(), times.end());
+      return times.empty() ? 0.0 : double(times[times.size() / 2]);
+    };
+
     std::printf("%-58s %14s %6s %5s %7s %4s %9s %9s %8s %7s\n", "kernel",
                 "grid", "block", "regs", "smem", "occ", "ms", "TFLOP/s", "GB/s",
                 "%peak");
     double peakTf = peakTflops(*device), peakBw = device->peakBandwidthGBs();
+    double sumMs = 0, sumBytes = 0;
     for (Launch &l : launches) {
-      auto startEv = driver->createEvent(), stopEv = driver->createEvent();
-      if (!startEv || !stopEv)
-        return fail("cannot create CUDA events");
-      for (unsigned i = 0; i < warmupOption; ++i)
-        (void)l.kernel->launch(l.args);
-      std::vector<float> times;
-      for (unsigned i = 0; i < itersOption; ++i) {
-        (void)driver->recordEvent(*startEv, nullptr);
-        if (attn::Status s = l.kernel->launch(l.args); !s)
-          return fail(s.toString());
-        (void)driver->recordEvent(*stopEv, nullptr);
-        auto ms = driver->elapsedMs(*startEv, *stopEv);
-        if (!ms)
-          return fail(ms.status().toString());
-        times.push_back(*ms);
-      }
-      (void)driver->destroyEvent(*startEv);
-      (void)driver->destroyEvent(*stopEv);
-      std::sort(times.begin(), times.end());
-      double ms = times.empty() ? 0 : times[times.size() / 2];
-      double tflops = l.flops / (ms * 1e-3) / 1e12;
-      double gbs = l.bytes / (ms * 1e-3) / 1e9;
-      auto grid = l.kernel->grid(l.args.batch, l.args.seqQ);
+      auto ms = medianMs(l.enqueue);
+      if (!ms)
+        return fail(ms.status().toString());
+      double tflops = l.flops / (*ms * 1e-3) / 1e12;
+      double gbs = l.bytes / (*ms * 1e-3) / 1e9;
+      sumMs += *ms;
+      sumBytes += l.bytes;
       auto occupancy = l.kernel->occupancy();
       auto registers = l.kernel->loadedRegisters();
-      std::string gridText = std::to_string(grid.x) + "x" + std::to_string(grid.y) +
-                             "x" + std::to_string(grid.z);
-      std::printf("%-58s %14s %6d %5d %7d %4d %9.4f %9.1f %8.0f %6.1f%%\n",
+      std::string gridText = std::to_string(l.grid.x) + "x" +
+                             std::to_string(l.grid.y) + "x" +
+                             std::to_string(l.grid.z);
+      char tflopsText[32] = "-";
+      if (l.flops > 0)
+        std::snprintf(tflopsText, sizeof(tflopsText), "%.1f", tflops);
+      std::printf("%-58s %14s %6d %5d %7d %4d %9.4f %9s %8.0f %6.1f%%\n",
                   l.kernel->spec().name.c_str(), gridText.c_str(),
-                  l.kernel->blockThreads(),
-                  registers ? *registers : 0,
-                  l.kernel->spec().sharedBytes, occupancy ? *occupancy : -1, ms,
-                  tflops, gbs,
+                  l.kernel->blockThreads(), registers ? *registers : 0,
+                  sharedBytes(*l.kernel), occupancy ? *occupancy : -1, *ms,
+                  tflopsText, gbs,
                   100.0 * std::max(tflops / peakTf, gbs / peakBw));
     }
+    // The kernels back to back, as a framework would enqueue them.
+    auto sequenceMs = medianMs([&]() -> attn::Status {
+      for (Launch &l : launches)
+        if (attn::Status s = l.enqueue(); !s)
+          return s;
+      return attn::Status::ok();
+    });
+    if (!sequenceMs)
+      return fail(sequenceMs.status().toString());
+    (void)driver->destroyEvent(*startEv);
+    (void)driver->destroyEvent(*stopEv);
+    std::printf("total: %zu kernel(s), %.1f MB of operands and results, "
+                "%.4f ms (sum of medians), %.4f ms back to back\n",
+                launches.size(), sumBytes / 1e6, sumMs, *sequenceMs);
     std::printf("device peak: %.0f TFLOP/s (dense 16-bit), %.0f GB/s\n", peakTf,
                 peakBw);
   }

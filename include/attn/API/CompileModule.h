@@ -15,7 +15,7 @@
 namespace attn {
 
 /// Runs the pipeline on `module` (in place) and builds one kernel per
-/// attn.flash, in walk order. Errors and remarks of the passes are collected
+/// attn.flash and attn.kernel, in walk order. Errors and remarks of the passes are collected
 /// into the status and CompiledModule::remarks.
 Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
                                      const CompileOptions &options);

@@ -16,6 +16,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace attn {
 
@@ -40,6 +41,15 @@ struct FlashArgs {
   TensorArg bias;           ///< with bias; strides 0 to broadcast
 };
 
+/// The operands of one graph-op kernel (the unfused path): one per input of
+/// the attn.kernel, in order, and the result (which may share the first
+/// input's memory, for an in_place kernel). Strides are those of the rank-4
+/// view: a rank-r tensor's strides in the last r entries.
+struct GraphArgs {
+  std::vector<TensorArg> inputs;
+  TensorArg output;
+};
+
 class Context;
 
 /// A compiled kernel: what it is, what it costs, and how to launch it.
@@ -57,6 +67,8 @@ public:
   struct Grid {
     unsigned x = 0, y = 0, z = 0;
   };
+  /// The launch grid: for attention, of `batch` and `seqQ`; a graph-op
+  /// kernel's is fixed by its shapes.
   Grid grid(int batch, int seqQ) const;
   int blockThreads() const { return spec_.threads; }
   /// Resident blocks per SM (needs a GPU).
@@ -72,6 +84,10 @@ public:
   Status validate(const FlashArgs &args) const;
   /// Validates, loads the module on first use, and enqueues on `stream`.
   Status launch(const FlashArgs &args, Stream stream = nullptr);
+
+  /// The same for a graph-op kernel (KernelKind::GraphOp).
+  Status validate(const GraphArgs &args) const;
+  Status launch(const GraphArgs &args, Stream stream = nullptr);
 
 private:
   friend class Context;

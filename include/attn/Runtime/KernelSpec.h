@@ -1,15 +1,18 @@
 //===- KernelSpec.h - What the runtime needs to launch a kernel -*- C++ -*-===//
 //
-// Produced by the CUDA emitter from a configured attn.flash, consumed by the
-// runtime. Plain C++: the runtime has no MLIR dependency.
+// Produced by the CUDA emitter from a configured attn.flash or an
+// attn.kernel, consumed by the runtime. Plain C++: the runtime has no MLIR
+// dependency.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef ATTN_RUNTIME_KERNELSPEC_H
 #define ATTN_RUNTIME_KERNELSPEC_H
 
+#include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace attn {
 
@@ -20,11 +23,16 @@ const char *elementTypeName(ElementType type);
 /// Bytes per element.
 int elementTypeBytes(ElementType type);
 
-/// One emitted forward-attention kernel and its launch contract.
+/// What a kernel computes: fused attention (FlashParams), or one graph op of
+/// the unfused path (GraphParams).
+enum class KernelKind { Flash, GraphOp };
+
+/// One emitted kernel and its launch contract.
 struct KernelSpec {
   std::string name;   ///< extern "C" entry point, readable (attn_fwd_bf16_...)
   std::string source; ///< one CUDA C++ translation unit
-  std::string variant; ///< template family ("sm80" or "sm90")
+  std::string variant; ///< template family ("sm80", "sm90"; "graph" for graph ops)
+  KernelKind kind = KernelKind::Flash;
 
   // Launch geometry: grid = (ceil(seqQ / blockM), headsQ, batch).
   int threads = 0;
@@ -45,6 +53,14 @@ struct KernelSpec {
 
   // Shapes from the IR; -1 where dynamic (given at launch).
   int64_t batch = -1, seqQ = -1, seqKV = -1;
+
+  // Graph-op kernels: static shapes, so a fixed grid. Operands and result
+  // are viewed at rank 4 (leading dimensions of size 1); an input dimension
+  // of size 1 that the result does not share broadcasts (stride 0).
+  std::string graphOp; ///< the payload: "matmul", "mask", "softmax", ...
+  std::vector<std::array<int64_t, 4>> inputShapes;
+  std::array<int64_t, 4> outputShape = {0, 0, 0, 0};
+  std::array<unsigned, 3> grid = {0, 0, 0};
 };
 
 } // namespace attn

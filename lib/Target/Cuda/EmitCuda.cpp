@@ -7,6 +7,7 @@
 
 #include "attn/Target/Cuda/EmitCuda.h"
 #include "attn/Target/Cuda/KernelLayout.h"
+#include "EmitHelpers.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -20,6 +21,7 @@
 
 using namespace mlir;
 using namespace mlir::attn;
+using namespace mlir::attn::detail;
 
 namespace {
 
@@ -36,8 +38,9 @@ FailureOr<StringRef> cudaType(Type type) {
   return failure();
 }
 
-/// A float literal that round-trips exactly, as a bit pattern.
-std::string floatLiteral(APFloat value) {
+} // namespace
+
+std::string mlir::attn::detail::floatLiteral(APFloat value) {
   float f = value.convertToFloat();
   uint32_t bits;
   std::memcpy(&bits, &f, sizeof(bits));
@@ -48,6 +51,8 @@ std::string floatLiteral(APFloat value) {
     os << " /* " << llvm::format("%g", f) << " */";
   return text;
 }
+
+namespace {
 
 /// Prints the ops of a score_mod region as C++ statements.
 class ScoreModPrinter {
@@ -223,7 +228,18 @@ private:
   unsigned counter = 0;
 };
 
-const char *boolText(bool value) { return value ? "true" : "false"; }
+} // namespace
+
+LogicalResult mlir::attn::detail::printScoreModBody(Region &region,
+                                                    raw_ostream &os) {
+  return ScoreModPrinter(os).print(region);
+}
+
+const char *mlir::attn::detail::boolText(bool value) {
+  return value ? "true" : "false";
+}
+
+namespace {
 
 /// The readable part of the kernel name: attn_fwd_bf16_hd128_causal_...
 std::string kernelName(const ::attn::KernelSpec &spec) {
@@ -254,7 +270,10 @@ std::string kernelName(const ::attn::KernelSpec &spec) {
   return name;
 }
 
-FailureOr<::attn::ElementType> elementTypeOf(Operation *op, Type type) {
+} // namespace
+
+FailureOr<::attn::ElementType>
+mlir::attn::detail::elementTypeOf(Operation *op, Type type) {
   if (type.isF16())
     return ::attn::ElementType::F16;
   if (type.isBF16())
@@ -265,7 +284,7 @@ FailureOr<::attn::ElementType> elementTypeOf(Operation *op, Type type) {
                            << ", which the kernels do not support";
 }
 
-const char *templateElement(::attn::ElementType type) {
+const char *mlir::attn::detail::templateElement(::attn::ElementType type) {
   switch (type) {
   case ::attn::ElementType::F16:
     return "attn::F16";
@@ -276,8 +295,6 @@ const char *templateElement(::attn::ElementType type) {
   }
   return "";
 }
-
-} // namespace
 
 FailureOr<::attn::KernelSpec> mlir::attn::emitFlashKernel(FlashOp op) {
   ConfigAttr config = op.getConfigAttr();
@@ -340,8 +357,7 @@ FailureOr<::attn::KernelSpec> mlir::attn::emitFlashKernel(FlashOp op) {
   std::string scoreModBody;
   if (spec.scoreMod) {
     llvm::raw_string_ostream body(scoreModBody);
-    ScoreModPrinter printer(body);
-    if (failed(printer.print(op.getScoreMod())))
+    if (failed(printScoreModBody(op.getScoreMod(), body)))
       return failure();
   } else {
     scoreModBody = "    return score;\n";

@@ -13,12 +13,18 @@ using namespace mlir;
 void mlir::attn::registerToCudaTranslation() {
   TranslateFromMLIRRegistration registration(
       "attn-to-cuda",
-      "Emit one CUDA C++ translation unit per configured attn.flash "
-      "(separated by '// -----' lines)",
+      "Emit one CUDA C++ translation unit per configured attn.flash and per "
+      "attn.kernel (separated by '// -----' lines)",
       [](Operation *module, raw_ostream &os) -> LogicalResult {
         bool first = true, any = false;
-        WalkResult result = module->walk([&](FlashOp op) {
-          FailureOr<::attn::KernelSpec> spec = emitFlashKernel(op);
+        WalkResult result = module->walk([&](Operation *op) {
+          FailureOr<::attn::KernelSpec> spec;
+          if (auto flash = dyn_cast<FlashOp>(op))
+            spec = emitFlashKernel(flash);
+          else if (auto kernel = dyn_cast<KernelOp>(op))
+            spec = emitGraphKernel(kernel);
+          else
+            return WalkResult::advance();
           if (failed(spec))
             return WalkResult::interrupt();
           if (!first)
@@ -32,7 +38,8 @@ void mlir::attn::registerToCudaTranslation() {
           return failure();
         if (!any)
           return module->emitError()
-                 << "no attn.flash to emit; run --attn-pipeline first";
+                 << "no attn.flash or attn.kernel to emit; run --attn-pipeline "
+                    "or --attn-lower-unfused first";
         return success();
       },
       [](DialectRegistry &registry) {

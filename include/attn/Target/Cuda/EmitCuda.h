@@ -1,4 +1,4 @@
-//===- EmitCuda.h - attn.flash to CUDA C++ ----------------------*- C++ -*-===//
+//===- EmitCuda.h - attn.flash and attn.kernel to CUDA C++ ------*- C++ -*-===//
 
 #ifndef ATTN_TARGET_CUDA_EMITCUDA_H
 #define ATTN_TARGET_CUDA_EMITCUDA_H
@@ -14,6 +14,12 @@ namespace mlir::attn {
 /// score_mod as a device function), and an extern "C" __global__ entry.
 /// Reports unsupported ops or a missing config on `op` and fails.
 FailureOr<::attn::KernelSpec> emitFlashKernel(FlashOp op);
+
+/// Emits the CUDA C++ translation unit of an attn.kernel (one graph op of
+/// the unfused path) over kernels-templates/attn/graph_ops.cuh: shapes as
+/// constants, a fixed grid. Needs static shapes of rank <= 4; reports what it
+/// cannot emit on the op and fails.
+FailureOr<::attn::KernelSpec> emitGraphKernel(KernelOp op);
 
 /// Registers `--attn-to-cuda` with mlir-translate's registry.
 void registerToCudaTranslation();

@@ -1,0 +1,41 @@
+//===- EmitHelpers.h - What the CUDA emitters share -------------*- C++ -*-===//
+//
+// Private to MLIRAttnTargetCuda: the flash emitter (EmitCuda.cpp) and the
+// graph-op emitter (EmitGraphKernel.cpp) print literals, element types and
+// score_mod bodies the same way.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTN_LIB_TARGET_CUDA_EMITHELPERS_H
+#define ATTN_LIB_TARGET_CUDA_EMITHELPERS_H
+
+#include "attn/Runtime/KernelSpec.h"
+
+#include "mlir/IR/Operation.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/APFloat.h"
+
+#include <string>
+
+namespace mlir::attn::detail {
+
+/// A float literal that round-trips exactly, as a bit pattern.
+std::string floatLiteral(APFloat value);
+
+/// Prints the ops of a score_mod region as the C++ statements of a function
+/// of (float score, int b, int h, int q_idx, int kv_idx) returning float.
+/// Reports ops and types the GPU cannot run on the op and fails.
+LogicalResult printScoreModBody(Region &region, raw_ostream &os);
+
+/// The element type of a tensor the kernels read or write, or an error on
+/// `op`.
+FailureOr<::attn::ElementType> elementTypeOf(Operation *op, Type type);
+
+/// The templates' name of an element type (attn::BF16, attn::F16, float).
+const char *templateElement(::attn::ElementType type);
+
+const char *boolText(bool value);
+
+} // namespace mlir::attn::detail
+
+#endif // ATTN_LIB_TARGET_CUDA_EMITHELPERS_H

@@ -1,0 +1,13 @@
+// REQUIRES: gpu
+// Operands read through strides: k given as [B, H, D, S] (no transpose
+// flag needed), a transposed lhs in f32, and softmax along the queries
+// (dim 2, a strided slice). Two outputs.
+// RUN: attn-run --unfused --check %s | FileCheck %s
+// CHECK: check output 0 {{.*}} PASS
+// CHECK: check output 1 {{.*}} PASS
+func.func @transposes(%q: tensor<2x2x100x48xbf16>, %kt: tensor<2x2x48x150xbf16>, %a: tensor<1x3x70x90xf32>, %b: tensor<1x3x70x50xf32>) -> (tensor<2x2x100x150xf32>, tensor<1x3x90x50xf32>) {
+  %s = attn.matmul %q, %kt : tensor<2x2x100x48xbf16>, tensor<2x2x48x150xbf16> -> tensor<2x2x100x150xf32>
+  %p = attn.softmax %s {dim = 2} : tensor<2x2x100x150xf32> -> tensor<2x2x100x150xf32>
+  %m = attn.matmul %a, %b {transpose_lhs} : tensor<1x3x70x90xf32>, tensor<1x3x70x50xf32> -> tensor<1x3x90x50xf32>
+  return %p, %m : tensor<2x2x100x150xf32>, tensor<1x3x90x50xf32>
+}
