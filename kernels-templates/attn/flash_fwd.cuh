@@ -176,6 +176,7 @@ template <class C, class Mma> struct FlashForward {
       rowSum[mt][0] = rowSum[mt][1] = 0.f;
     }
 
+    int maskedTiles = 0;
     for (int i = 0; i < numTiles; ++i) {
       if (i + kStages - 1 < numTiles)
         loadKV(i + kStages - 1);
@@ -188,10 +189,12 @@ template <class C, class Mma> struct FlashForward {
       float s[kMTiles][kNTiles][4];
       mma.scores(s, stage);
 
-      if (kAlwaysElementwise || !tileIsFull(p, blk, n0))
+      if (kAlwaysElementwise || !tileIsFull(p, blk, n0)) {
         scoresToLogits<true>(p, blk, n0, rowBase, s);
-      else
+        ++maskedTiles;
+      } else {
         scoresToLogits<false>(p, blk, n0, rowBase, s);
+      }
 
       // Online softmax: each row lives in one quad (4 lanes).
 #pragma unroll
@@ -230,6 +233,12 @@ template <class C, class Mma> struct FlashForward {
       __syncthreads();
     }
     waitAsync<0>();
+    // What the schedule did, for tests and profiles: tiles outside the
+    // masks' reach are never computed, full tiles are not masked.
+    if (p.tile_stats && threadIdx.x == 0) {
+      atomicAdd(&p.tile_stats[0], static_cast<unsigned long long>(numTiles));
+      atomicAdd(&p.tile_stats[1], static_cast<unsigned long long>(maskedTiles));
+    }
 
     // Epilogue: normalize, convert, store; rows past seq_q are dropped.
     u16 *out = static_cast<u16 *>(p.o) + blk.b * p.o_strides[0] +

@@ -16,6 +16,8 @@ struct FlashParams {
   const int *lengths;       // [batch] valid keys per batch, or null
   const unsigned char *keep; // bool tensor, or null
   const void *bias;         // additive bias, or null
+  unsigned long long *tile_stats; // [2] += key tiles computed, of them
+                                  // masked element-wise; or null
   i64 q_strides[3];         // batch, head, row
   i64 k_strides[3];         // batch, head, row (row = key, or head dim if transposed)
   i64 v_strides[3];

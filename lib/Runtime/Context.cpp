@@ -272,6 +272,7 @@ Status Kernel::launch(const FlashArgs &a, Stream stream) {
   p.lengths = a.lengths;
   p.keep = static_cast<const unsigned char *>(a.keep.data);
   p.bias = a.bias.data;
+  p.tile_stats = a.tileStats;
   // The kernel reads rows along dimension 2: keys, or the head dim of a
   // transposed k ([B, H, D, S]).
   for (int d = 0; d < 3; ++d) {

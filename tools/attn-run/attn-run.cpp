@@ -35,6 +35,7 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <map>
 #include <random>
 
@@ -61,7 +62,8 @@ cl::opt<bool> benchOption("bench",
 cl::opt<bool> profileOption(
     "profile",
     cl::desc("Per kernel: grid, block, registers, shared memory, occupancy, "
-             "time, TFLOP/s and GB/s against the device's peak"),
+             "time, TFLOP/s and GB/s against the device's peak; for fused "
+             "kernels, the key tiles computed, skipped and masked"),
     cl::cat(category));
 cl::opt<unsigned> seedOption("seed", cl::desc("Random input seed"),
                              cl::init(1), cl::cat(category));
@@ -446,6 +448,7 @@ HostTensor randomInput(mlir::BlockArgument arg, std::mt19937_64 &rng,
 struct Launch {
   std::shared_ptr<attn::Kernel> kernel;
   std::function<attn::Status()> enqueue;
+  std::optional<attn::FlashArgs> flashArgs; ///< for fused attention
   attn::Kernel::Grid grid;
   double flops = 0, bytes = 0;
 };
@@ -548,7 +551,34 @@ attn::Result<Launch> prepareFlash(mlir::attn::FlashOp flash,
   l.bytes = tensorBytes(q) + tensorBytes(k) + tensorBytes(v) + tensorBytes(*out);
   l.grid = kernel->grid(args.batch, args.seqQ);
   l.enqueue = [kernel, args] { return kernel->launch(args); };
+  l.flashArgs = args;
   return l;
+}
+
+/// Runs a fused kernel once more with its tile counters and prints what the
+/// schedule did: key tiles computed out of all, and how many were masked.
+attn::Status printTileStats(const Launch &l) {
+  attn::Driver *driver = *attn::Driver::get();
+  auto counters = attn::DeviceBuffer::allocate(2 * sizeof(unsigned long long));
+  if (!counters)
+    return counters.status();
+  if (attn::Status s = driver->fill(counters->get(), 0, counters->size()); !s)
+    return s;
+  attn::FlashArgs args = *l.flashArgs;
+  args.tileStats = reinterpret_cast<unsigned long long *>(counters->get());
+  if (attn::Status s = l.kernel->launch(args); !s)
+    return s;
+  unsigned long long stats[2];
+  if (attn::Status s = driver->copyToHost(stats, counters->get(), sizeof(stats)); !s)
+    return s;
+  const attn::KernelSpec &spec = l.kernel->spec();
+  unsigned long long all = (unsigned long long)l.grid.x * l.grid.y * l.grid.z *
+                           ((args.seqKV + spec.blockN - 1) / spec.blockN);
+  std::printf("key tiles of %s: %llu of %llu computed (%.1f%% skipped), %llu "
+              "masked element-wise\n",
+              spec.name.c_str(), stats[0], all,
+              all ? 100.0 * double(all - stats[0]) / double(all) : 0.0, stats[1]);
+  return attn::Status::ok();
 }
 
 /// Binds the inputs of an attn.kernel and its result: a new (poisoned)
@@ -603,6 +633,10 @@ int main(int argc, char **argv) {
       argc, argv,
       "attn-run: compile an attention graph, run it on random inputs, check "
       "it against the float64 CPU reference, time and profile it.\n\n"
+      "Attention chains are fused into attn.flash kernels; with --unfused, "
+      "or for a file of attn.kernel ops (attn-opt --attn-lower-unfused), "
+      "every graph op runs as its own kernel. --bench times each kernel and "
+      "the function's kernels back to back.\n\n"
       "Without a GPU, prints the compile-only report (variant, ptxas "
       "resources, compile time, cache hit or miss) and exits 0.\n");
 
@@ -911,6 +945,11 @@ int main(int argc, char **argv) {
                 launches.size(), sumBytes / 1e6, sumMs, *sequenceMs);
     std::printf("device peak: %.0f TFLOP/s (dense 16-bit), %.0f GB/s\n", peakTf,
                 peakBw);
+    if (profileOption)
+      for (const Launch &l : launches)
+        if (l.flashArgs)
+          if (attn::Status s = printTileStats(l); !s)
+            return fail(s.toString());
   }
   return status;
 }

@@ -39,6 +39,11 @@ struct FlashArgs {
   const int *lengths = nullptr; ///< [batch] i32, with key_padding
   TensorArg keep;           ///< u8 (bool), with keep; strides 0 to broadcast
   TensorArg bias;           ///< with bias; strides 0 to broadcast
+  /// Optional device counters (2 x u64, zeroed by the caller): the kernel
+  /// adds the key tiles it computed and how many of them it masked
+  /// element-wise (tiles outside the masks' reach are skipped, full ones
+  /// are not masked).
+  unsigned long long *tileStats = nullptr;
 };
 
 /// The operands of one graph-op kernel (the unfused path): one per input of

@@ -208,7 +208,9 @@ def Attn_KernelOp : Attn_Op<"kernel", [IsolatedFromAbove]> {
     block arguments, which stand for the operands, after the constants its
     region uses (the body is isolated from above). With `in_place`, the
     result reuses the buffer of the first operand (same type): masking and
-    scaling write the score tensor they read, with no copy.
+    scaling write the score tensor they read, with no copy. Each kernel with
+    static shapes of rank <= 4 compiles to a GPU kernel
+    (`attn-translate --attn-to-cuda`, `attn-run`).
 
     ```mlir
     %m = attn.kernel "mask_causal" in_place (%t) : (tensor<2x8x128x128xf32>) -> tensor<2x8x128x128xf32> {
