@@ -56,6 +56,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="fewer shapes (S 1024, 4096, 16384)")
     ap.add_argument("--no-flex", action="store_true")
     ap.add_argument("--no-decode", action="store_true")
+    ap.add_argument("--decode-only", action="store_true", help="skip the prefill grid")
     ap.add_argument("--out", default=os.environ.get("OUT", "/tmp"))
     ap.add_argument("--budget-s", type=float, default=float(os.environ.get("BUDGET_S", "400")))
     args = ap.parse_args()
@@ -78,6 +79,8 @@ def main():
             print("flex unavailable:", ex)
     seqs = (1024, 4096, 16384) if args.quick else (512, 1024, 2048, 4096, 8192, 16384)
     shapes = [(16384 // s, 2048 // d, s, s, d, c) for d in (64, 128) for s in seqs for c in (False, True)]
+    if args.decode_only:
+        shapes = []
     rows = []
     print(f"{'shape':34s} {'attn':>8s} {'flash':>8s} {'cudnn':>8s} {'effic':>8s} {'math':>8s} {'flex':>8s}"
           f"  {'vs best':>7s} {'vs flash':>8s}  err", flush=True)
@@ -201,7 +204,7 @@ def main():
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-        for d in (64, 128):
+        for d in (64, 128) if shapes else ():
             fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
             for ax, causal in zip(axes, (False, True)):
                 sel = [r for r in rows if r["kind"] == "prefill" and r["d"] == d and r["causal"] == causal]

@@ -24,7 +24,7 @@ for step in "${steps[@]}"; do
     ;;
   sanitize)
     # Fused cases, then graph-op kernels of the unfused path (--unfused).
-    for t in seq7 hd72 keep transposed-k causal-bottom-right-fully-masked \
+    for t in seq7 hd72 keep transposed-k causal-bottom-right-fully-masked decode-gqa split-kv \
              unfused/masks unfused/transposes; do
       flags=--check
       [[ $t == unfused/* ]] && flags="--unfused --check"

@@ -111,8 +111,13 @@ template <class C, class Mma> struct FlashForward {
     Mma mma(smemRaw);
 
     Block blk;
+    // Split-KV: consecutive blocks take consecutive parts of one query
+    // block's key tiles.
+    const int mBlocks = gridDim.x / p.num_splits;
+    int mBlock = blockIdx.x / p.num_splits;
     // Positional masks make later query blocks longer: start those first.
-    int mBlock = kPositional ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
+    if (kPositional)
+      mBlock = mBlocks - 1 - mBlock;
     blk.h = blockIdx.y;
     blk.b = blockIdx.z;
     blk.hk = blk.h / (p.heads_q / p.heads_kv);
@@ -133,8 +138,14 @@ template <class C, class Mma> struct FlashForward {
       if (p.window_left >= 0)
         nBegin = max(0, blk.m0 + blk.diagOffset - p.window_left);
     }
-    const int tileBegin = nBegin / kBlockN;
-    const int tileEnd = nEnd > nBegin ? (nEnd + kBlockN - 1) / kBlockN : tileBegin;
+    int tileBegin = nBegin / kBlockN;
+    int tileEnd = nEnd > nBegin ? (nEnd + kBlockN - 1) / kBlockN : tileBegin;
+    if (p.num_splits > 1) {
+      // This split's share; it may be empty (then it writes an empty row).
+      const int share = (tileEnd - tileBegin + p.num_splits - 1) / p.num_splits;
+      tileBegin = min(tileBegin + static_cast<int>(blockIdx.x % p.num_splits) * share, tileEnd);
+      tileEnd = min(tileBegin + share, tileEnd);
+    }
     const int numTiles = tileEnd - tileBegin;
 
     const u16 *q = static_cast<const u16 *>(p.q) + blk.b * p.q_strides[0] +
@@ -241,8 +252,14 @@ template <class C, class Mma> struct FlashForward {
     }
 
     // Epilogue: normalize, convert, store; rows past seq_q are dropped.
+    // Split, each split stores its own normalized f32 output and
+    // logsumexp for FlashCombine.
+    const bool partial = p.num_splits > 1;
     u16 *out = static_cast<u16 *>(p.o) + blk.b * p.o_strides[0] +
                blk.h * p.o_strides[1];
+    // Row r of (batch, head) in the [batch][heads_q][seq_q] order of lse.
+    const i64 rowIndex0 = (static_cast<i64>(blk.b) * p.heads_q + blk.h) * p.seq_q;
+    const i64 splitRows = static_cast<i64>(p.batch) * p.heads_q * p.seq_q;
 #pragma unroll
     for (int mt = 0; mt < kMTiles; ++mt)
 #pragma unroll
@@ -254,18 +271,80 @@ template <class C, class Mma> struct FlashForward {
         int row = blk.m0 + rowBase + mt * 16 + lane / 4 + half * 8;
         if (row >= p.seq_q)
           continue;
+        const float lse =
+            sum > 0.f ? (rowMax[mt][half] + __log2f(sum)) * kLn2 : negInf();
+        const i64 rowIndex = rowIndex0 + row;
+        // The split index again rather than kept live through the main loop.
+        const int split = blockIdx.x % p.num_splits;
+        float *partialRow =
+            partial ? p.partial_o + (split * splitRows + rowIndex) * C::kHeadDimV : nullptr;
 #pragma unroll
         for (int d = 0; d < kOTiles; ++d) {
           int col = d * 8 + (lane % 4) * 2;
-          if (d * 8 < C::kHeadDimV)
-            *reinterpret_cast<u32 *>(out + row * p.o_strides[2] + col) =
-                Ops::pack(o[mt][d][2 * half] * inv, o[mt][d][2 * half + 1] * inv);
+          if (d * 8 >= C::kHeadDimV)
+            continue;
+          float x = o[mt][d][2 * half] * inv, y = o[mt][d][2 * half + 1] * inv;
+          if (partial)
+            *reinterpret_cast<float2 *>(partialRow + col) = make_float2(x, y);
+          else
+            *reinterpret_cast<u32 *>(out + row * p.o_strides[2] + col) = Ops::pack(x, y);
         }
-        if (C::kWriteLse && lane % 4 == 0)
-          p.lse[(static_cast<i64>(blk.b) * p.heads_q + blk.h) * p.seq_q + row] =
-              sum > 0.f ? (rowMax[mt][half] + __log2f(sum)) * kLn2 : negInf();
+        if (lane % 4 == 0) {
+          if (partial)
+            p.partial_lse[(blockIdx.x % p.num_splits) * splitRows + rowIndex] = lse;
+          else if (C::kWriteLse)
+            p.lse[rowIndex] = lse;
+        }
       }
   }
 };
 
+/// Merges the partial outputs of a split-KV launch: one warp per row of
+/// [batch][heads_q][seq_q] (p as for an unsplit launch), weighting each
+/// split's output by exp(its logsumexp - the row's). A row no split saw a
+/// key for yields zeros and -inf.
+template <class C> struct FlashCombine {
+  static constexpr int kThreads = kCombineThreads, kRowsPerBlock = kThreads / 32;
+  using Ops = ElementOps<typename C::Element>;
+
+  static __device__ void run(const FlashParams &p) {
+    const int lane = threadIdx.x % 32;
+    const i64 rows = static_cast<i64>(p.batch) * p.heads_q * p.seq_q;
+    const i64 r = static_cast<i64>(blockIdx.x) * kRowsPerBlock + threadIdx.x / 32;
+    if (r >= rows)
+      return;
+    float maxLse = negInf();
+    for (int s = 0; s < p.num_splits; ++s)
+      maxLse = fmaxf(maxLse, p.partial_lse[s * rows + r]);
+    float total = 0.f;
+    for (int s = 0; s < p.num_splits; ++s) {
+      float lse = p.partial_lse[s * rows + r];
+      total += lse == negInf() ? 0.f : fastExp2((lse - maxLse) * kLog2e);
+    }
+    const float inv = total > 0.f ? 1.f / total : 0.f;
+    const int i = static_cast<int>(r % p.seq_q);
+    const int h = static_cast<int>(r / p.seq_q % p.heads_q);
+    const int b = static_cast<int>(r / (static_cast<i64>(p.seq_q) * p.heads_q));
+    u16 *out = static_cast<u16 *>(p.o) + b * p.o_strides[0] + h * p.o_strides[1] +
+               i * p.o_strides[2];
+    for (int d = 2 * lane; d < C::kHeadDimV; d += 64) {
+      float x = 0.f, y = 0.f;
+      for (int s = 0; s < p.num_splits; ++s) {
+        float lse = p.partial_lse[s * rows + r];
+        if (lse == negInf())
+          continue;
+        float w = fastExp2((lse - maxLse) * kLog2e) * inv;
+        float2 part = *reinterpret_cast<const float2 *>(
+            p.partial_o + (s * rows + r) * C::kHeadDimV + d);
+        x += w * part.x;
+        y += w * part.y;
+      }
+      *reinterpret_cast<u32 *>(out + d) = Ops::pack(x, y);
+    }
+    if (C::kWriteLse && lane == 0)
+      p.lse[r] = total > 0.f ? maxLse + __logf(total) : negInf();
+  }
+};
+
 } // namespace attn
+

@@ -6,6 +6,9 @@ namespace attn {
 
 using i64 = long long;
 
+/// Threads of a split-KV combine block; a warp merges one row.
+constexpr int kCombineThreads = 128;
+
 /// Runtime arguments of a forward attention kernel. Strides are in elements;
 /// the last dimension of q, k (of k's rows when k is transposed), v and o is
 /// contiguous. keep and bias strides are 0 along broadcast dimensions.
@@ -18,6 +21,13 @@ struct FlashParams {
   const void *bias;         // additive bias, or null
   unsigned long long *tile_stats; // [2] += key tiles computed, of them
                                   // masked element-wise; or null
+  // Split-KV: num_splits blocks share a query block's key tiles, each
+  // writing its normalized partial output and logsumexp, f32, at
+  // [split][batch][head][row] (rows of heads_q x seq_q as launched);
+  // FlashCombine merges them into o (and lse). num_splits 1: o directly.
+  int num_splits;
+  float *partial_o;   // [num_splits][batch * heads_q * seq_q][kHeadDimV]
+  float *partial_lse; // [num_splits][batch * heads_q * seq_q]
   i64 q_strides[3];         // batch, head, row
   i64 k_strides[3];         // batch, head, row (row = key, or head dim if transposed)
   i64 v_strides[3];

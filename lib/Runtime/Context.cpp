@@ -8,6 +8,7 @@
 
 #include <cuda.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -123,6 +124,12 @@ Result<std::shared_ptr<Kernel>> Context::build(const KernelSpec &spec) {
   return kernel;
 }
 
+bool Kernel::packsQueryHeads(int seqQ) const {
+  return spec_.kind == KernelKind::Flash && seqQ == 1 &&
+         spec_.headsQ > spec_.headsKV && !spec_.causal && !spec_.window &&
+         !spec_.keep && !spec_.bias && !spec_.scoreMod;
+}
+
 Kernel::Grid Kernel::grid(int batch, int seqQ) const {
   Grid g;
   if (spec_.kind == KernelKind::GraphOp) {
@@ -131,8 +138,11 @@ Kernel::Grid Kernel::grid(int batch, int seqQ) const {
     g.z = spec_.grid[2];
     return g;
   }
-  g.x = static_cast<unsigned>((seqQ + spec_.blockM - 1) / spec_.blockM);
-  g.y = static_cast<unsigned>(spec_.headsQ);
+  // Packed: the rows of K/V head h are query heads h * group .. + group - 1.
+  bool packed = packsQueryHeads(seqQ);
+  int rows = packed ? spec_.headsQ / spec_.headsKV : seqQ;
+  g.x = static_cast<unsigned>((rows + spec_.blockM - 1) / spec_.blockM);
+  g.y = static_cast<unsigned>(packed ? spec_.headsKV : spec_.headsQ);
   g.z = static_cast<unsigned>(batch);
   return g;
 }
@@ -164,8 +174,57 @@ Result<void *> Kernel::function() {
   Status s = (*driver)->setDynamicShared(*fn, spec_.sharedBytes);
   if (!s)
     return s;
+  if (spec_.kind == KernelKind::Flash) {
+    Result<void *> combine = (*driver)->getFunction(*module, spec_.name + "_combine");
+    if (!combine)
+      return combine.status();
+    combine_ = *combine;
+  }
   function_ = *fn;
   return function_;
+}
+
+int Kernel::chooseSplits(long long blocks, int tilesPerBlock,
+                         int multiprocessors, int residentPerSm) {
+  long long slots = static_cast<long long>(multiprocessors) *
+                    std::max(residentPerSm, 1);
+  if (blocks <= 0 || blocks >= slots)
+    return 1; // a full wave already
+  long long splits = (slots + blocks - 1) / blocks;
+  splits = std::min<long long>({splits, tilesPerBlock / 2, kMaxSplits});
+  return static_cast<int>(std::max<long long>(splits, 1));
+}
+
+Result<int> Kernel::splitsFor(const FlashArgs &a) {
+  if (a.splits > 0)
+    return std::min(a.splits, kMaxSplits);
+  if (!residentPerSm_) {
+    Result<int> resident = occupancy();
+    if (!resident)
+      return resident.status();
+    residentPerSm_ = std::max(*resident, 1);
+  }
+  Grid g = grid(a.batch, a.seqQ);
+  long long blocks = static_cast<long long>(g.x) * g.y * g.z;
+  int tiles = (a.seqKV + spec_.blockN - 1) / spec_.blockN;
+  return chooseSplits(blocks, tiles, (*Driver::get())->device().multiprocessors,
+                      residentPerSm_);
+}
+
+Result<DevicePtr> Kernel::workspace(Stream stream, size_t bytes) {
+  std::lock_guard<std::mutex> lock(workspaceMutex_);
+  DeviceBuffer &buffer = workspaces_[stream];
+  if (buffer.size() >= bytes)
+    return buffer.get();
+  // Work queued earlier may still read the old buffer.
+  if (buffer.size())
+    if (Status s = (*Driver::get())->synchronize(); !s)
+      return s;
+  Result<DeviceBuffer> grown = DeviceBuffer::allocate(bytes);
+  if (!grown)
+    return grown.status();
+  buffer = std::move(*grown);
+  return buffer.get();
 }
 
 Result<int> Kernel::occupancy() {
@@ -253,6 +312,9 @@ Status Kernel::validate(const FlashArgs &a) const {
     return invalid("the mask has keep but 'keep' is null");
   if (spec_.bias && !a.bias.data)
     return invalid("the mask has bias but 'bias' is null");
+  if (a.splits < 0)
+    return invalid("splits must be 0 (the heuristic's), 1 or more; got " +
+                   std::to_string(a.splits));
   return Status::ok();
 }
 
@@ -294,12 +356,48 @@ Status Kernel::launch(const FlashArgs &a, Stream stream) {
   p.window_right = spec_.windowRight;
   p.scale = spec_.scale;
   p.scale_log2 = spec_.scale * 1.4426950408889634f;
+  p.num_splits = 1;
+  Result<int> splits = splitsFor(a);
+  if (!splits)
+    return splits.status();
+  if (*splits > 1) {
+    size_t rows = static_cast<size_t>(a.batch) * spec_.headsQ * a.seqQ;
+    Result<DevicePtr> ws = workspace(
+        stream, sizeof(float) * *splits * rows * (spec_.headDimV + 1));
+    if (!ws)
+      return ws.status();
+    p.num_splits = *splits;
+    p.partial_o = reinterpret_cast<float *>(*ws);
+    p.partial_lse = p.partial_o + *splits * rows * spec_.headDimV;
+  }
+  // The merge reads the rows unpacked.
+  const FlashParams combineParams = p;
+  if (packsQueryHeads(a.seqQ)) {
+    // One query per head: view q and o as [batch, headsKV, group, dim], whose
+    // rows are heads (stride of a head). The logsumexp, [batch, headsQ, 1],
+    // has the same layout either way.
+    int group = spec_.headsQ / spec_.headsKV;
+    p.q_strides[1] = a.q.strides[1] * group;
+    p.q_strides[2] = a.q.strides[1];
+    p.o_strides[1] = a.o.strides[1] * group;
+    p.o_strides[2] = a.o.strides[1];
+    p.heads_q = spec_.headsKV;
+    p.seq_q = group;
+  }
 
   Grid g = grid(a.batch, a.seqQ);
   void *args[] = {&p};
-  return (*Driver::get())
-      ->launch(*fn, g.x, g.y, g.z, spec_.threads, spec_.sharedBytes, stream,
-               args);
+  Driver *driver = *Driver::get();
+  if (Status s = driver->launch(*fn, g.x * p.num_splits, g.y, g.z, spec_.threads,
+                                spec_.sharedBytes, stream, args);
+      !s || p.num_splits == 1)
+    return s;
+  long long rows = static_cast<long long>(a.batch) * spec_.headsQ * a.seqQ;
+  constexpr int kRowsPerBlock = kCombineThreads / 32;
+  void *combineArgs[] = {const_cast<FlashParams *>(&combineParams)};
+  return driver->launch(combine_,
+                        static_cast<unsigned>((rows + kRowsPerBlock - 1) / kRowsPerBlock),
+                        1, 1, kCombineThreads, 0, stream, combineArgs);
 }
 
 Status Kernel::validate(const GraphArgs &a) const {

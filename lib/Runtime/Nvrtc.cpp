@@ -6,6 +6,7 @@
 
 #include <nvrtc.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -162,7 +163,16 @@ PtxasReport parsePtxasReport(const std::string &log,
   // ptxas prints, per entry: "Compiling entry function 'NAME'", then
   // "Function properties for NAME" with stack and spill bytes, then "Used N
   // registers, ... N bytes smem, ...".
-  size_t start = log.find("Function properties for " + kernelName);
+  // The whole name: "NAME" is a prefix of "NAME_combine".
+  const std::string heading = "Function properties for " + kernelName;
+  size_t start = log.find(heading);
+  auto continuesName = [&](size_t at) {
+    size_t end = at + heading.size();
+    return end < log.size() && (std::isalnum(static_cast<unsigned char>(log[end])) ||
+                                log[end] == '_');
+  };
+  while (start != std::string::npos && continuesName(start))
+    start = log.find(heading, start + 1);
   if (start == std::string::npos)
     return report;
   std::string tail = log.substr(start);

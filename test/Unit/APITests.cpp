@@ -305,4 +305,53 @@ TEST(Kernel, GraphArgsAreCheckedAndKindsNotMixed) {
             std::string::npos);
 }
 
+std::string decodeModule(const std::string &mask) {
+  return R"(
+func.func @decode(%q: tensor<2x8x1x64xbf16>, %k: tensor<2x2x512x64xbf16>, %v: tensor<2x2x512x64xbf16>) -> tensor<2x8x1x64xbf16> {
+  %o = attn.flash %q, %k, %v {scale = 0.125 : f32)" +
+         mask + R"(} : tensor<2x8x1x64xbf16>, tensor<2x2x512x64xbf16>, tensor<2x2x512x64xbf16> -> tensor<2x8x1x64xbf16>
+  return %o : tensor<2x8x1x64xbf16>
+})";
+}
+
+TEST(Kernel, OneTokenDecodePacksTheQueryHeadsOfAKvHead) {
+  auto ctx = memoryContext();
+  auto plain = compileSource(*ctx, decodeModule(""));
+  ASSERT_TRUE(plain.isOk()) << plain.status().toString();
+  const Kernel &kernel = *plain->kernels[0];
+  EXPECT_TRUE(kernel.packsQueryHeads(1));
+  Kernel::Grid packed = kernel.grid(2, 1);
+  EXPECT_EQ(packed.x, 1u); // 4 query heads in one block of rows
+  EXPECT_EQ(packed.y, 2u); // one block per K/V head
+  EXPECT_EQ(packed.z, 2u);
+  // More than one query per head: rows are queries again.
+  EXPECT_FALSE(kernel.packsQueryHeads(5));
+  EXPECT_EQ(kernel.grid(2, 5).y, 8u);
+  // A mask of the query's position would see heads as positions.
+  auto causal = compileSource(*ctx, decodeModule(", mask = #attn.mask<causal>"));
+  ASSERT_TRUE(causal.isOk()) << causal.status().toString();
+  EXPECT_FALSE(causal->kernels[0]->packsQueryHeads(1));
+  EXPECT_EQ(causal->kernels[0]->grid(2, 1).y, 8u);
+}
+
+TEST(Kernel, SplitsOnlyWhatDoesNotFillTheGpu) {
+  // 132 SMs x 2 resident blocks = 264 slots.
+  EXPECT_EQ(Kernel::chooseSplits(512, 64, 132, 2), 1);  // two waves already
+  EXPECT_EQ(Kernel::chooseSplits(264, 64, 132, 2), 1);
+  EXPECT_EQ(Kernel::chooseSplits(128, 64, 132, 2), 3);  // decode, b=16 x 8 K/V heads
+  EXPECT_EQ(Kernel::chooseSplits(8, 256, 132, 2), Kernel::kMaxSplits);
+  EXPECT_EQ(Kernel::chooseSplits(4, 16, 132, 2), 8);    // at least 2 tiles a split
+  EXPECT_EQ(Kernel::chooseSplits(4, 3, 132, 2), 1);
+  EXPECT_EQ(Kernel::chooseSplits(100, 64, 132, 0), 2);  // occupancy unknown: 1
+}
+
+TEST(Kernel, NegativeSplitsAreRejected) {
+  auto ctx = memoryContext();
+  LaunchFixture f(*ctx);
+  FlashArgs a = f.args;
+  a.splits = -1;
+  EXPECT_NE(f.kernel->validate(a).message().find("splits must be 0"), std::string::npos);
+}
+
 } // namespace
+

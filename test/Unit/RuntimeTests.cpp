@@ -236,7 +236,12 @@ TEST(Cache, ProcessesShareOneEntry) {
 }
 
 TEST(Ptxas, ParsesTheReportOfOneEntry) {
+  // "mine_combine" comes first and starts with "mine": not mine's report.
   std::string log =
+      "ptxas info    : Compiling entry function 'mine_combine' for 'sm_90a'\n"
+      "ptxas info    : Function properties for mine_combine\n"
+      "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+      "ptxas info    : Used 32 registers, used 0 barriers, 380 bytes cmem[0]\n"
       "ptxas info    : Compiling entry function 'other' for 'sm_90a'\n"
       "ptxas info    : Function properties for other\n"
       "    8 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads\n"
@@ -256,6 +261,7 @@ TEST(Ptxas, ParsesTheReportOfOneEntry) {
   EXPECT_EQ(o.spillStoreBytes, 4);
   EXPECT_EQ(o.sharedBytes, 1024);
   EXPECT_FALSE(parsePtxasReport(log, "missing").parsed);
+  EXPECT_EQ(parsePtxasReport(log, "mine_combine").registers, 32);
 }
 
 TEST(Nvrtc, CompilesAndReportsResources) {

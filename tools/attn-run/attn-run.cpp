@@ -111,6 +111,11 @@ cl::opt<int> numWarpsOption("num-warps",
 cl::opt<int> stagesOption("stages",
                           cl::desc("K/V pipeline stages (0: the model's)"),
                           cl::init(0), cl::cat(category));
+cl::opt<int> splitsOption(
+    "splits",
+    cl::desc("Split-KV blocks per query block of fused kernels (0: the "
+             "runtime's choice, 1: none)"),
+    cl::init(0), cl::cat(category));
 cl::opt<bool> unfusedOption(
     "unfused",
     cl::desc("Do not fuse: run every graph op as its own kernel "
@@ -531,6 +536,7 @@ attn::Result<Launch> prepareFlash(mlir::attn::FlashOp flash,
   args.k = tensorArg(k);
   args.v = tensorArg(v);
   args.o = tensorArg(*out);
+  args.splits = splitsOption;
   if (mlir::Value lse = flash.getLse()) {
     std::vector<int64_t> shape = {q.shape[0], q.shape[1], q.shape[2]};
     auto buffer = allocatePoisoned(shape, Kind::F32, contiguousStrides(shape));
@@ -572,12 +578,17 @@ attn::Status printTileStats(const Launch &l) {
   if (attn::Status s = driver->copyToHost(stats, counters->get(), sizeof(stats)); !s)
     return s;
   const attn::KernelSpec &spec = l.kernel->spec();
+  auto splits = l.kernel->splitsFor(args);
+  if (!splits)
+    return splits.status();
   unsigned long long all = (unsigned long long)l.grid.x * l.grid.y * l.grid.z *
                            ((args.seqKV + spec.blockN - 1) / spec.blockN);
   std::printf("key tiles of %s: %llu of %llu computed (%.1f%% skipped), %llu "
-              "masked element-wise\n",
+              "masked element-wise; %d split%s per query block%s\n",
               spec.name.c_str(), stats[0], all,
-              all ? 100.0 * double(all - stats[0]) / double(all) : 0.0, stats[1]);
+              all ? 100.0 * double(all - stats[0]) / double(all) : 0.0, stats[1],
+              *splits, *splits == 1 ? "" : "s",
+              l.kernel->packsQueryHeads(args.seqQ) ? ", query heads packed" : "");
   return attn::Status::ok();
 }
 

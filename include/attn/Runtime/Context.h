@@ -13,6 +13,7 @@
 #include "attn/Runtime/KernelSpec.h"
 #include "attn/Runtime/Status.h"
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -44,6 +45,10 @@ struct FlashArgs {
   /// element-wise (tiles outside the masks' reach are skipped, full ones
   /// are not masked).
   unsigned long long *tileStats = nullptr;
+  /// Split-KV: blocks that share one query block's key tiles, merged by a
+  /// second kernel. 0: Kernel::chooseSplits decides (it splits when the
+  /// launch would not fill the GPU, as in decode); 1: never; N: N.
+  int splits = 0;
 };
 
 /// The operands of one graph-op kernel (the unfused path): one per input of
@@ -75,6 +80,20 @@ public:
   /// The launch grid: for attention, of `batch` and `seqQ`; a graph-op
   /// kernel's is fixed by its shapes.
   Grid grid(int batch, int seqQ) const;
+  /// True if a launch with `seqQ` packs the query heads that share a K/V
+  /// head into the rows of one block (one-token decode with GQA/MQA and no
+  /// mask that depends on the query's position or head): K and V are then
+  /// read once per K/V head, and the tiles' rows are queries, not padding.
+  bool packsQueryHeads(int seqQ) const;
+
+  /// Split-KV heuristic: split each of `blocks` blocks of `tilesPerBlock` key
+  /// tiles so that the launch fills `multiprocessors` x `residentPerSm`
+  /// block slots, keeping at least 2 tiles per split, at most kMaxSplits.
+  static int chooseSplits(long long blocks, int tilesPerBlock,
+                          int multiprocessors, int residentPerSm);
+  static constexpr int kMaxSplits = 32;
+  /// The splits a launch with `args` uses (needs a GPU when args.splits is 0).
+  Result<int> splitsFor(const FlashArgs &args);
   int blockThreads() const { return spec_.threads; }
   /// Resident blocks per SM (needs a GPU).
   Result<int> occupancy();
@@ -98,6 +117,9 @@ private:
   friend class Context;
   Kernel() = default;
   Result<void *> function();
+  /// The split-KV workspace of `stream`, at least `bytes`: launches on one
+  /// stream are ordered, so each stream needs one buffer, not each launch.
+  Result<DevicePtr> workspace(Stream stream, size_t bytes);
 
   KernelSpec spec_;
   std::string arch_, cacheKey_;
@@ -106,6 +128,10 @@ private:
   double buildMs_ = 0;
   std::mutex loadMutex_;
   void *function_ = nullptr;
+  void *combine_ = nullptr; ///< the split-KV merge kernel (fused attention)
+  int residentPerSm_ = 0;
+  std::mutex workspaceMutex_;
+  std::map<Stream, DeviceBuffer> workspaces_;
 };
 
 /// Owns the compile options, the caches and (lazily) the driver.

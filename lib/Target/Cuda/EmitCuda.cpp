@@ -399,6 +399,11 @@ FailureOr<::attn::KernelSpec> mlir::attn::emitFlashKernel(FlashOp op) {
      << ") " << spec.name << "(const attn::FlashParams params) {\n"
      << "  extern __shared__ __align__(16) char smem[];\n"
      << "  Kernel::run(params, smem);\n"
+     << "}\n\n"
+     << "// Merges the partial results of a split-KV launch.\n"
+     << "extern \"C\" __global__ void __launch_bounds__(attn::kCombineThreads) "
+     << spec.name << "_combine(const attn::FlashParams params) {\n"
+     << "  attn::FlashCombine<Config>::run(params);\n"
      << "}\n";
   return spec;
 }

@@ -20,6 +20,9 @@
 // CHECK: extern "C" __global__ void __launch_bounds__(128) attn_fwd_bf16_hd128_sm80_128x64w4s2(const attn::FlashParams params) {
 // CHECK-NEXT: extern __shared__ __align__(16) char smem[];
 // CHECK-NEXT: Kernel::run(params, smem);
+// The split-KV merge is a second entry of the same module.
+// CHECK: extern "C" __global__ void __launch_bounds__(attn::kCombineThreads) attn_fwd_bf16_hd128_sm80_128x64w4s2_combine(const attn::FlashParams params) {
+// CHECK-NEXT: attn::FlashCombine<Config>::run(params);
 func.func @plain(%q: tensor<2x8x512x128xbf16>, %k: tensor<2x8x512x128xbf16>, %v: tensor<2x8x512x128xbf16>) -> tensor<2x8x512x128xbf16> {
   %o = attn.flash %q, %k, %v {scale = 0.0883883461 : f32, config = #attn.config<variant = "sm80", block_m = 128, block_n = 64, num_warps = 4, stages = 2>}
     : tensor<2x8x512x128xbf16>, tensor<2x8x512x128xbf16>, tensor<2x8x512x128xbf16> -> tensor<2x8x512x128xbf16>
