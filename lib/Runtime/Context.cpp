@@ -360,8 +360,9 @@ Status Kernel::launch(const FlashArgs &a, Stream stream) {
   Result<int> splits = splitsFor(a);
   if (!splits)
     return splits.status();
+  // Rows of [batch, headsQ, seqQ]: what the splits write and the merge reads.
+  const size_t rows = static_cast<size_t>(a.batch) * spec_.headsQ * a.seqQ;
   if (*splits > 1) {
-    size_t rows = static_cast<size_t>(a.batch) * spec_.headsQ * a.seqQ;
     Result<DevicePtr> ws = workspace(
         stream, sizeof(float) * *splits * rows * (spec_.headDimV + 1));
     if (!ws)
@@ -371,7 +372,7 @@ Status Kernel::launch(const FlashArgs &a, Stream stream) {
     p.partial_lse = p.partial_o + *splits * rows * spec_.headDimV;
   }
   // The merge reads the rows unpacked.
-  const FlashParams combineParams = p;
+  FlashParams combineParams = p;
   if (packsQueryHeads(a.seqQ)) {
     // One query per head: view q and o as [batch, headsKV, group, dim], whose
     // rows are heads (stride of a head). The logsumexp, [batch, headsQ, 1],
@@ -392,9 +393,8 @@ Status Kernel::launch(const FlashArgs &a, Stream stream) {
                                 spec_.sharedBytes, stream, args);
       !s || p.num_splits == 1)
     return s;
-  long long rows = static_cast<long long>(a.batch) * spec_.headsQ * a.seqQ;
   constexpr int kRowsPerBlock = kCombineThreads / 32;
-  void *combineArgs[] = {const_cast<FlashParams *>(&combineParams)};
+  void *combineArgs[] = {&combineParams};
   return driver->launch(combine_,
                         static_cast<unsigned>((rows + kRowsPerBlock - 1) / kRowsPerBlock),
                         1, 1, kCombineThreads, 0, stream, combineArgs);

@@ -13,6 +13,7 @@
 #include "attn/Runtime/KernelSpec.h"
 #include "attn/Runtime/Status.h"
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -129,7 +130,7 @@ private:
   std::mutex loadMutex_;
   void *function_ = nullptr;
   void *combine_ = nullptr; ///< the split-KV merge kernel (fused attention)
-  int residentPerSm_ = 0;
+  std::atomic<int> residentPerSm_{0}; ///< occupancy, once known
   std::mutex workspaceMutex_;
   std::map<Stream, DeviceBuffer> workspaces_;
 };
