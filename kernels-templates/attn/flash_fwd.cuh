@@ -7,19 +7,31 @@
 // head); each warp owns Mma::kMTiles m16 tiles of them and sweeps every key
 // tile of C::kBlockN keys through a C::kStages-deep cp.async pipeline:
 // S = Q K^T, masking on the tiles that need it, online softmax, O += P V with
-// P taken straight from the S accumulators.
+// P packed from the S accumulators.
+//
+// With asynchronous products (wgmma) the two are software-pipelined by one
+// tile: step i starts S_i and O += P_{i-1} V_{i-1} together and runs the
+// softmax of S_i while the second is in flight, so the tensor cores work
+// during the softmax. V then lags K by kLag = 1 tile in the pipeline: cp.async
+// group g holds K_g and V_{g-kLag}. One barrier per step orders both the
+// landing of group i and the reuse of the stages that step i-1 read.
 //
 // The configuration C binds typed constants only (see the emitted source):
 //   Element (F16/BF16), BiasElement, kHeadDimQK, kHeadDimV, kBlockM, kBlockN,
 //   kNumWarps, kStages, kTransposeK, kCausal, kBottomRight, kWindow,
 //   kKeyPadding, kKeep, kBias, kScoreMod, kWriteLse, and scoreMod().
 //
-// An Mma policy provides kMTiles, kNTiles (kBlockN / 8), kOTiles, kSharedBytes
-// and, constructed per thread on the dynamic shared memory:
-//   loadQ / loadKV   cp.async copies into its layout (committed by the caller)
+// An Mma policy provides kMTiles, kNTiles (kBlockN / 8), kOTiles, kSharedBytes,
+// kAsyncProducts (products run while other instructions issue) and,
+// constructed per thread on the dynamic shared memory:
+//   loadQ / loadK / loadV  cp.async copies into its layout (committed by the
+//                    caller)
 //   tileLanded()     what must follow cp.async.wait before the barrier
-//   scores(s, st)    s = Q K^T of stage st, in m16n8 accumulator order
-//   accumulate(o, s, st)  o += P V with P = s packed to the element type
+//   scores(s, st)    starts s = Q K^T of K stage st, in m16n8 accumulator order
+//   accumulate(o, p, st)  starts o += P V of V stage st, P packed per k16 step
+//   scoresDone(s, updatePending), accumulateDone(o)
+//                    wait for the product started last (scores: with or
+//                    without an accumulate started after it)
 #pragma once
 #include "attn/common.cuh"
 
@@ -32,6 +44,7 @@ template <class C, class Mma> struct FlashForward {
   static constexpr int kSharedBytes = Mma::kSharedBytes;
   static constexpr int kMTiles = Mma::kMTiles, kNTiles = Mma::kNTiles;
   static constexpr int kOTiles = Mma::kOTiles;
+  static constexpr int kLag = Mma::kAsyncProducts ? 1 : 0;
   static constexpr int kRowsPerWarp = 16 * kMTiles;
   static constexpr bool kPositional = C::kCausal || C::kWindow;
   // Element-wise work on every tile, not only on boundary tiles.
@@ -158,21 +171,25 @@ template <class C, class Mma> struct FlashForward {
     // Tiles run from the last key tile to the first, so that the diagonal
     // (masked) tiles of a causal block come first.
     auto tileStart = [&](int i) { return (tileEnd - 1 - i) * kBlockN; };
-    auto loadKV = [&](int i) {
-      int n0 = tileStart(i);
-      mma.loadKV(i % kStages,
-                 C::kTransposeK ? k + n0 : k + n0 * p.k_strides[2],
-                 p.k_strides[2], v + n0 * p.v_strides[2], p.v_strides[2],
-                 blk.kvEnd - n0);
+    // cp.async group g: K of tile g and V of tile g - kLag (Q joins group 0).
+    auto loadGroup = [&](int g) {
+      if (g < numTiles) {
+        const int n0 = tileStart(g);
+        mma.loadK(g % kStages, C::kTransposeK ? k + n0 : k + n0 * p.k_strides[2],
+                  p.k_strides[2], blk.kvEnd - n0);
+      }
+      if (g >= kLag && g - kLag < numTiles) {
+        const int n0 = tileStart(g - kLag);
+        mma.loadV((g - kLag) % kStages, v + n0 * p.v_strides[2], p.v_strides[2],
+                  blk.kvEnd - n0);
+      }
+      commitAsync();
     };
 
     mma.loadQ(q, p.q_strides[2], p.seq_q - blk.m0);
 #pragma unroll
-    for (int i = 0; i < kStages - 1; ++i) {
-      if (i < numTiles)
-        loadKV(i);
-      commitAsync();
-    }
+    for (int g = 0; g < kStages - 1; ++g)
+      loadGroup(g);
 
     float o[kMTiles][kOTiles][4];
     float rowMax[kMTiles][2], rowSum[kMTiles][2];
@@ -186,28 +203,31 @@ template <class C, class Mma> struct FlashForward {
       rowMax[mt][0] = rowMax[mt][1] = negInf();
       rowSum[mt][0] = rowSum[mt][1] = 0.f;
     }
-
+    // P of a tile, packed to the element type per k16 step.
+    u32 pk[kMTiles][kBlockN / 16][4];
     int maskedTiles = 0;
-    for (int i = 0; i < numTiles; ++i) {
-      if (i + kStages - 1 < numTiles)
-        loadKV(i + kStages - 1);
-      commitAsync();
-      waitAsync<kStages - 1>();
+
+    // Waits for group i (K_i and V_{i-kLag}); the barrier also means every
+    // warp is past step i-1, so the stages it read are free for group
+    // i + kStages - 1.
+    auto beginStep = [&](int i) {
+      waitAsync<kStages - 2>();
       mma.tileLanded();
       __syncthreads();
-
-      const int n0 = tileStart(i), stage = i % kStages;
-      float s[kMTiles][kNTiles][4];
-      mma.scores(s, stage);
-
+      loadGroup(i + kStages - 1);
+    };
+    // Masks S_i, updates the row statistics and exponentiates in place;
+    // alpha rescales what O holds to the new maxima.
+    auto softmax = [&](int i, float(&s)[kMTiles][kNTiles][4],
+                       float(&alpha)[kMTiles][2]) {
+      const int n0 = tileStart(i);
       if (kAlwaysElementwise || !tileIsFull(p, blk, n0)) {
         scoresToLogits<true>(p, blk, n0, rowBase, s);
         ++maskedTiles;
       } else {
         scoresToLogits<false>(p, blk, n0, rowBase, s);
       }
-
-      // Online softmax: each row lives in one quad (4 lanes).
+      // Each row lives in one quad (4 lanes).
 #pragma unroll
       for (int mt = 0; mt < kMTiles; ++mt)
 #pragma unroll
@@ -221,7 +241,7 @@ template <class C, class Mma> struct FlashForward {
           // A row with no allowed key so far keeps max -inf; exponentiate
           // against 0 so that -inf - -inf never makes a NaN.
           float base = mx == negInf() ? 0.f : mx;
-          float alpha = fastExp2(rowMax[mt][half] - base);
+          alpha[mt][half] = fastExp2(rowMax[mt][half] - base);
           rowMax[mt][half] = mx;
           float sum = 0.f;
 #pragma unroll
@@ -231,17 +251,67 @@ template <class C, class Mma> struct FlashForward {
               s[mt][j][e] = fastExp2(s[mt][j][e] - base);
               sum += s[mt][j][e];
             }
-          rowSum[mt][half] = rowSum[mt][half] * alpha + sum;
-#pragma unroll
-          for (int d = 0; d < kOTiles; ++d) {
-            o[mt][d][2 * half] *= alpha;
-            o[mt][d][2 * half + 1] *= alpha;
-          }
+          rowSum[mt][half] = rowSum[mt][half] * alpha[mt][half] + sum;
         }
+    };
+    auto pack = [&](const float(&s)[kMTiles][kNTiles][4]) {
+#pragma unroll
+      for (int mt = 0; mt < kMTiles; ++mt)
+#pragma unroll
+        for (int kk = 0; kk < kBlockN / 16; ++kk)
+          packP<Ops>(pk[mt][kk], s[mt], kk);
+    };
+    auto rescale = [&](const float(&alpha)[kMTiles][2]) {
+#pragma unroll
+      for (int mt = 0; mt < kMTiles; ++mt)
+#pragma unroll
+        for (int d = 0; d < kOTiles; ++d)
+#pragma unroll
+          for (int e = 0; e < 4; ++e)
+            o[mt][d][e] *= alpha[mt][e / 2];
+    };
 
-      mma.accumulate(o, s, stage);
-      // The next iteration's loads overwrite the stage this one read.
-      __syncthreads();
+    if (kLag == 0) {
+      for (int i = 0; i < numTiles; ++i) {
+        beginStep(i);
+        float s[kMTiles][kNTiles][4], alpha[kMTiles][2];
+        mma.scores(s, i % kStages);
+        mma.scoresDone(s, false);
+        softmax(i, s, alpha);
+        rescale(alpha);
+        pack(s);
+        mma.accumulate(o, pk, i % kStages);
+        mma.accumulateDone(o);
+      }
+    } else {
+      // Step i computes S_i and O += P_{i-1} V_{i-1}; the first and last
+      // steps are peeled so that every started wgmma is waited for on the
+      // same path (ptxas serializes them otherwise).
+      if (numTiles > 0) {
+        beginStep(0);
+        float s[kMTiles][kNTiles][4], alpha[kMTiles][2];
+        mma.scores(s, 0);
+        mma.scoresDone(s, false);
+        softmax(0, s, alpha); // O is still zero: nothing to rescale
+        pack(s);
+      }
+      for (int i = 1; i < numTiles; ++i) {
+        beginStep(i);
+        float s[kMTiles][kNTiles][4], alpha[kMTiles][2];
+        mma.scores(s, i % kStages);
+        mma.accumulate(o, pk, (i - 1) % kStages);
+        mma.scoresDone(s, true);
+        softmax(i, s, alpha);
+        // O holds P_{i-1} V_{i-1} against the old maxima once that lands.
+        mma.accumulateDone(o);
+        rescale(alpha);
+        pack(s);
+      }
+      if (numTiles > 0) {
+        beginStep(numTiles);
+        mma.accumulate(o, pk, (numTiles - 1) % kStages);
+        mma.accumulateDone(o);
+      }
     }
     waitAsync<0>();
     // What the schedule did, for tests and profiles: tiles outside the

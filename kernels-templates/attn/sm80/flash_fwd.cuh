@@ -27,6 +27,7 @@ template <class C> struct Mma {
   static constexpr int kSharedBytes =
       2 * (kElemsQ + C::kStages * (kElemsK + kElemsV));
 
+  static constexpr bool kAsyncProducts = false;
   static constexpr int kMTiles = kBlockM / C::kNumWarps / 16;
   static constexpr int kNTiles = kBlockN / 8;
   static constexpr int kOTiles = kDimVPad / 8;
@@ -86,24 +87,32 @@ template <class C> struct Mma {
         sQ, q, rowStride, rowsValid, kDimQK);
   }
 
-  /// K rows (or, transposed, K^T rows of kBlockN keys) and V rows of one
-  /// stage; keys >= keysValid read as zero.
-  __device__ __forceinline__ void loadKV(int stage, const u16 *k,
-                                         i64 kRowStride, const u16 *v,
-                                         i64 vRowStride, int keysValid) {
-    const u32 dstK = sK + stage * (2 * kElemsK);
+  /// K rows (or, transposed, K^T rows of kBlockN keys) of one stage; keys
+  /// >= keysValid read as zero.
+  __device__ __forceinline__ void loadK(int stage, const u16 *k, i64 rowStride,
+                                        int keysValid) {
+    const u32 dst = sK + stage * (2 * kElemsK);
     if (C::kTransposeK)
       loadTile<PaddedLayout<kStrideK>, kDimQK, kBlockN, kThreads>(
-          dstK, k, kRowStride, kDimQK, keysValid);
+          dst, k, rowStride, kDimQK, keysValid);
     else
       loadTile<PaddedLayout<kStrideK>, kBlockN, kDimQK, kThreads>(
-          dstK, k, kRowStride, keysValid, kDimQK);
+          dst, k, rowStride, keysValid, kDimQK);
+  }
+
+  __device__ __forceinline__ void loadV(int stage, const u16 *v, i64 rowStride,
+                                        int keysValid) {
     loadTile<PaddedLayout<kStrideV>, kBlockN, kDimV, kThreads>(
-        sV + stage * (2 * kElemsV), v, vRowStride, keysValid, kDimV);
+        sV + stage * (2 * kElemsV), v, rowStride, keysValid, kDimV);
   }
 
   /// mma.sync reads shared memory like ordinary loads: the barrier suffices.
   __device__ __forceinline__ void tileLanded() {}
+
+  // mma.sync is synchronous: a product is done when its call returns.
+  __device__ __forceinline__ void scoresDone(float (&)[kMTiles][kNTiles][4],
+                                             bool) const {}
+  __device__ __forceinline__ void accumulateDone(float (&)[kMTiles][kOTiles][4]) const {}
 
   __device__ __forceinline__ void scores(float (&s)[kMTiles][kNTiles][4],
                                          int stage) const {
@@ -139,22 +148,18 @@ template <class C> struct Mma {
 
   __device__ __forceinline__ void
   accumulate(float (&o)[kMTiles][kOTiles][4],
-             const float (&s)[kMTiles][kNTiles][4], int stage) const {
+             const u32 (&p)[kMTiles][kBlockN / 16][4], int stage) const {
     const u32 tV = vLane + stage * (2 * kElemsV);
 #pragma unroll
     for (int kk = 0; kk < kBlockN / 16; ++kk) {
-      u32 a[kMTiles][4];
-#pragma unroll
-      for (int mt = 0; mt < kMTiles; ++mt)
-        packP<Ops>(a[mt], s[mt], kk);
 #pragma unroll
       for (int d = 0; d < kOTiles; d += 2) {
         u32 bf[4];
         loadMatrixX4Trans(bf, tV + 2 * (kk * 16 * kStrideV + d * 8));
 #pragma unroll
         for (int mt = 0; mt < kMTiles; ++mt) {
-          Ops::mma(o[mt][d], a[mt], bf[0], bf[1]);
-          Ops::mma(o[mt][d + 1], a[mt], bf[2], bf[3]);
+          Ops::mma(o[mt][d], p[mt][kk], bf[0], bf[1]);
+          Ops::mma(o[mt][d + 1], p[mt][kk], bf[2], bf[3]);
         }
       }
     }

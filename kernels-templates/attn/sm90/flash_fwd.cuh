@@ -22,6 +22,7 @@ template <class C> struct Mma {
   static constexpr int kSharedBytes =
       kBytesQ + C::kStages * (kBytesK + kBytesV) + 1024;
 
+  static constexpr bool kAsyncProducts = true;
   static constexpr int kMTiles = 1;
   static constexpr int kNTiles = kBlockN / 8;
   static constexpr int kOTiles = kDimV / 8;
@@ -48,13 +49,16 @@ template <class C> struct Mma {
         sQ, q, rowStride, rowsValid, kDimQK);
   }
 
-  __device__ __forceinline__ void loadKV(int stage, const u16 *k,
-                                         i64 kRowStride, const u16 *v,
-                                         i64 vRowStride, int keysValid) {
+  __device__ __forceinline__ void loadK(int stage, const u16 *k, i64 rowStride,
+                                        int keysValid) {
     loadTile<Swizzle128Layout<kBlockN>, kBlockN, kDimQK, kThreads>(
-        sK + stage * kBytesK, k, kRowStride, keysValid, kDimQK);
+        sK + stage * kBytesK, k, rowStride, keysValid, kDimQK);
+  }
+
+  __device__ __forceinline__ void loadV(int stage, const u16 *v, i64 rowStride,
+                                        int keysValid) {
     loadTile<Swizzle128Layout<kBlockN>, kBlockN, kDimV, kThreads>(
-        sV + stage * kBytesV, v, vRowStride, keysValid, kDimV);
+        sV + stage * kBytesV, v, rowStride, keysValid, kDimV);
   }
 
   __device__ __forceinline__ void tileLanded() { fenceSharedForAsyncProxy(); }
@@ -78,25 +82,33 @@ template <class C> struct Mma {
         Product::template ss<1>(s[0], q + (qOffset >> 4), k + (kOffset >> 4));
     }
     wgmmaCommit();
-    wgmmaWait<0>();
+  }
+
+  /// With an accumulate started after the scores, the scores are the older
+  /// of two wgmma groups in flight.
+  __device__ __forceinline__ void scoresDone(float (&s)[1][kNTiles][4],
+                                             bool updatePending) const {
+    if (updatePending)
+      wgmmaWait<1>();
+    else
+      wgmmaWait<0>();
     fenceAccumulators(s[0]);
   }
 
   /// O += P V: one 64 x kDimV x 16 step per 16 keys; V's 64-column blocks lie
   /// kBlockN * 128 bytes apart, its 8-key row groups 1024.
   __device__ __forceinline__ void accumulate(float (&o)[1][kOTiles][4],
-                                             const float (&s)[1][kNTiles][4],
+                                             const u32 (&p)[1][kBlockN / 16][4],
                                              int stage) const {
     const u64 v = sharedDescriptor(sV + stage * kBytesV, kBlockN * 128, 1024);
-    u32 p[kBlockN / 16][4];
-#pragma unroll
-    for (int kk = 0; kk < kBlockN / 16; ++kk)
-      packP<Ops>(p[kk], s[0], kk);
     wgmmaFence();
 #pragma unroll
     for (int kk = 0; kk < kBlockN / 16; ++kk)
-      Update::rs(o[0], p[kk], v + ((kk * 16 * 128) >> 4));
+      Update::rs(o[0], p[0][kk], v + ((kk * 16 * 128) >> 4));
     wgmmaCommit();
+  }
+
+  __device__ __forceinline__ void accumulateDone(float (&o)[1][kOTiles][4]) const {
     wgmmaWait<0>();
     fenceAccumulators(o[0]);
   }
