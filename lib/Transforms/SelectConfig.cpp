@@ -93,16 +93,18 @@ double modelThroughput(const Candidate &c, const Shape &s,
   int64_t resident = std::min(perSM, blocksOnBusiestSM);
   double intensity, hiding;
   if (c.variant == "sm90") {
-    // wgmma reads K and V straight from shared memory, so the tile size
-    // matters less than for mma.sync, and independent blocks matter more:
-    // the warpgroups of one block meet at a barrier every key tile, those of
-    // different blocks overlap one's softmax with another's products. On the
-    // H200 (bench/NOTES.md) 64x64 with one warpgroup beat 128x128 with two
-    // by 10-30% at head dim 64 and came within 5% of it at 128.
-    intensity = 1.0 / (1.0 + 8.0 / double(c.blockM) + 4.0 / double(c.blockN));
-    double warpgroups = double(c.numWarps / 4);
-    double independent = double(resident) * (1.0 + 0.5 * (warpgroups - 1.0));
-    hiding = std::sqrt(std::min(1.0, independent / 6.0));
+    // The products of a warpgroup run while it computes its softmax (the
+    // main loop is pipelined by one tile), but one warpgroup alone cannot
+    // cover its own softmax: the tensor cores need other warpgroups on the
+    // SM, more of them the less product work a tile holds per softmax
+    // (4 at head dims 64, 2 at 128). Larger tiles cut the per-tile costs.
+    // Fitted to the H200 sweep in bench/NOTES.md (step 11), where the model
+    // picks within 1% of the best of four tiles on the 12 shapes measured:
+    // 128x128 with two warpgroups at head dim 128, 64x128 with one at 64.
+    intensity = 1.0 / (1.0 + 16.0 / double(c.blockM) + 32.0 / double(c.blockN));
+    double warpgroups = double(resident * (c.numWarps / 4));
+    double needed = 512.0 / double(s.headDimQK + s.headDimV);
+    hiding = std::pow(std::min(1.0, warpgroups / needed), 0.3);
   } else {
     intensity = 1.0 / (1.0 + 32.0 / double(c.blockM) + 16.0 / double(c.blockN));
     // A warp with two m16 tiles reuses each K/V fragment it loads from

@@ -3,12 +3,13 @@
 // RUN: attn-opt %s -split-input-file -attn-select-config=arch=sm_86 | FileCheck %s --check-prefix=SM86
 // RUN: attn-opt %s -split-input-file "-attn-select-config=arch=sm_80 block-m=64 block-n=32 num-warps=4 stages=1" | FileCheck %s --check-prefix=OVERRIDE
 
-// A large problem: on sm_90a, wgmma with one warpgroup per block, so that
-// several independent blocks share each SM; with mma.sync, two m16 tiles per warp where the registers and shared
-// memory allow; sm_86's 99 KB of shared memory allow fewer stages or
-// narrower key tiles than sm_90a's 227 KB.
+// A large problem: on sm_90a, wgmma with the largest tile, two warpgroups
+// that cover each other's softmax (head dim 128 needs two per SM); with
+// mma.sync, two m16 tiles per warp where the registers and shared memory
+// allow; sm_86's 99 KB of shared memory allow fewer stages or narrower key
+// tiles than sm_90a's 227 KB.
 // SM90-LABEL: func @large_hd128
-// SM90: config = #attn.config<variant = "sm90", block_m = 64, block_n = 64, num_warps = 4, stages = 2>
+// SM90: config = #attn.config<variant = "sm90", block_m = 128, block_n = 128, num_warps = 8, stages = 2>
 // SM90-MMA-LABEL: func @large_hd128
 // SM90-MMA: config = #attn.config<variant = "sm80", block_m = 128, block_n = 32, num_warps = 4, stages = 2>
 // SM86-LABEL: func @large_hd128
@@ -18,6 +19,17 @@
 func.func @large_hd128(%q: tensor<8x16x4096x128xbf16>, %k: tensor<8x16x4096x128xbf16>, %v: tensor<8x16x4096x128xbf16>) -> tensor<8x16x4096x128xbf16> {
   %o = attn.flash %q, %k, %v {scale = 0.0883883461 : f32} : tensor<8x16x4096x128xbf16>, tensor<8x16x4096x128xbf16>, tensor<8x16x4096x128xbf16> -> tensor<8x16x4096x128xbf16>
   return %o : tensor<8x16x4096x128xbf16>
+}
+
+// -----
+
+// Head dim 64 has half the product work per softmax: it needs about four
+// warpgroups per SM, which 64x128 tiles with one each give (three fit).
+// SM90-LABEL: func @large_hd64
+// SM90: config = #attn.config<variant = "sm90", block_m = 64, block_n = 128, num_warps = 4, stages = 2>
+func.func @large_hd64(%q: tensor<4x32x4096x64xbf16>, %k: tensor<4x32x4096x64xbf16>, %v: tensor<4x32x4096x64xbf16>) -> tensor<4x32x4096x64xbf16> {
+  %o = attn.flash %q, %k, %v {scale = 0.125 : f32} : tensor<4x32x4096x64xbf16>, tensor<4x32x4096x64xbf16>, tensor<4x32x4096x64xbf16> -> tensor<4x32x4096x64xbf16>
+  return %o : tensor<4x32x4096x64xbf16>
 }
 
 // -----

@@ -69,7 +69,7 @@ constexpr int64_t sharedMemoryBytes(const TileShape &t) {
 /// packed P and its 64 x headDimV O, spread over 128 threads.
 constexpr int64_t estimatedRegisters(const TileShape &t, bool elementwise) {
   if (t.variant == "sm90")
-    return t.blockN / 2 + t.blockN / 4 + t.headDimV / 2 + 48 +
+    return t.blockN / 2 + t.blockN / 4 + t.headDimV / 2 + 40 +
            (elementwise ? 16 : 0);
   int64_t mTiles = t.blockM / (16 * t.numWarps);
   return mTiles * 4 * (paddedHeadDim(t.headDimV) / 8 + t.blockN / 8) + 64 +
