@@ -186,13 +186,29 @@ Result<void *> Kernel::function() {
 
 int Kernel::chooseSplits(long long blocks, int tilesPerBlock,
                          int multiprocessors, int residentPerSm) {
-  long long slots = static_cast<long long>(multiprocessors) *
-                    std::max(residentPerSm, 1);
+  const long long slots = static_cast<long long>(multiprocessors) *
+                          std::max(residentPerSm, 1);
   if (blocks <= 0 || blocks >= slots)
     return 1; // a full wave already
-  long long splits = (slots + blocks - 1) / blocks;
-  splits = std::min<long long>({splits, tilesPerBlock / 2, kMaxSplits});
-  return static_cast<int>(std::max<long long>(splits, 1));
+  const int most = std::clamp(tilesPerBlock / 2, 1, kMaxSplits);
+  if (blocks * most <= slots)
+    return most; // not even one wave: as many as allowed
+  // The share of the block slots that n splits keep busy over the waves they
+  // take: a last wave that is mostly empty costs as much as a full one.
+  auto waveEfficiency = [&](int n) {
+    long long launched = blocks * n;
+    long long waves = (launched + slots - 1) / slots;
+    return static_cast<double>(launched) / static_cast<double>(waves * slots);
+  };
+  double best = 0;
+  for (int n = 1; n <= most; ++n)
+    best = std::max(best, waveEfficiency(n));
+  // The fewest splits near the best: each split adds a partial output to
+  // write and merge.
+  for (int n = 1; n <= most; ++n)
+    if (waveEfficiency(n) >= kSplitEfficiency * best)
+      return n;
+  return 1;
 }
 
 Result<int> Kernel::splitsFor(const FlashArgs &a) {

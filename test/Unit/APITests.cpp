@@ -338,11 +338,15 @@ TEST(Kernel, SplitsOnlyWhatDoesNotFillTheGpu) {
   // 132 SMs x 2 resident blocks = 264 slots.
   EXPECT_EQ(Kernel::chooseSplits(512, 64, 132, 2), 1);  // two waves already
   EXPECT_EQ(Kernel::chooseSplits(264, 64, 132, 2), 1);
-  EXPECT_EQ(Kernel::chooseSplits(128, 64, 132, 2), 3);  // decode, b=16 x 8 K/V heads
+  // Decode, b=16 x 8 K/V heads: 256 of 264 slots in one wave; 3 splits
+  // would take 2 waves, the second less than half full.
+  EXPECT_EQ(Kernel::chooseSplits(128, 64, 132, 2), 2);
+  // 500 blocks fill 2 waves of 264 to 95%; 2 splits would fill one to 76%.
+  EXPECT_EQ(Kernel::chooseSplits(100, 64, 132, 2), 5);
   EXPECT_EQ(Kernel::chooseSplits(8, 256, 132, 2), Kernel::kMaxSplits);
   EXPECT_EQ(Kernel::chooseSplits(4, 16, 132, 2), 8);    // at least 2 tiles a split
   EXPECT_EQ(Kernel::chooseSplits(4, 3, 132, 2), 1);
-  EXPECT_EQ(Kernel::chooseSplits(100, 64, 132, 0), 2);  // occupancy unknown: 1
+  EXPECT_EQ(Kernel::chooseSplits(100, 64, 132, 0), 5);  // occupancy unknown: 1
 }
 
 TEST(Kernel, NegativeSplitsAreRejected) {

@@ -87,12 +87,16 @@ public:
   /// read once per K/V head, and the tiles' rows are queries, not padding.
   bool packsQueryHeads(int seqQ) const;
 
-  /// Split-KV heuristic: split each of `blocks` blocks of `tilesPerBlock` key
-  /// tiles so that the launch fills `multiprocessors` x `residentPerSm`
-  /// block slots, keeping at least 2 tiles per split, at most kMaxSplits.
+  /// Split-KV heuristic: a launch of `blocks` blocks of `tilesPerBlock` key
+  /// tiles that leaves some of the `multiprocessors` x `residentPerSm` block
+  /// slots empty splits each block's tiles, into the fewest splits whose
+  /// waves fill the slots within kSplitEfficiency of the best count (at
+  /// least 2 tiles per split, at most kMaxSplits; bench/splits.py measures
+  /// the alternatives).
   static int chooseSplits(long long blocks, int tilesPerBlock,
                           int multiprocessors, int residentPerSm);
   static constexpr int kMaxSplits = 32;
+  static constexpr double kSplitEfficiency = 0.85;
   /// The splits a launch with `args` uses (needs a GPU when args.splits is 0).
   Result<int> splitsFor(const FlashArgs &args);
   int blockThreads() const { return spec_.threads; }
