@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call's worth of GPU work on the device machine (see README: the build
 # is made here, with LLVM linked statically, and carried there):
-#   scripts/device-run.sh [suite] [sanitize] [examples] [python] [bench] [tiles] [count]
+#   scripts/device-run.sh [suite] [sanitize] [examples] [python] [bench] [tiles] [splits] [count]
 # Logs go to $OUT (or /tmp/attn-device). Nothing here needs LLVM.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,6 +50,9 @@ for step in "${steps[@]}"; do
     ;;
   tiles)
     timeout 300 python3 "$root/bench/tiles.py" 2>&1 | tee "$out/tiles.log"
+    ;;
+  splits)
+    timeout 300 python3 "$root/bench/splits.py" 2>&1 | tee "$out/splits.log"
     ;;
   count)
     timeout 400 python3 "$root/bench/kernel_count.py" --attn-run "$build/bin/attn-run" 2>&1 |

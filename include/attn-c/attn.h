@@ -44,6 +44,9 @@ typedef struct attn_flash_args {
   const int32_t *lengths;  /* [batch], or NULL */
   attn_tensor keep;        /* uint8/bool, or data NULL */
   attn_tensor bias;        /* or data NULL */
+  /* Split-KV blocks per query block: 0 lets the runtime choose (it splits
+   * when the launch would not fill the GPU, as for decode), 1 never splits. */
+  int32_t num_splits;
 } attn_flash_args;
 
 typedef struct attn_kernel_info {

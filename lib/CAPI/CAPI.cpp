@@ -139,6 +139,7 @@ int attn_launch(attn_kernel *kernel, const attn_flash_args *args,
   a.lengths = args->lengths;
   a.keep = toArg(args->keep);
   a.bias = toArg(args->bias);
+  a.splits = args->num_splits;
   attn::Status s = kernel->kernel->launch(a, stream);
   return s ? ATTN_OK : report(s);
 }

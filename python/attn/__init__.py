@@ -32,7 +32,7 @@ class _FlashArgs(ctypes.Structure):
         ("batch", ctypes.c_int32), ("seq_q", ctypes.c_int32), ("seq_kv", ctypes.c_int32),
         ("q", _Tensor), ("k", _Tensor), ("v", _Tensor), ("o", _Tensor),
         ("lse", ctypes.c_void_p), ("lengths", ctypes.c_void_p),
-        ("keep", _Tensor), ("bias", _Tensor),
+        ("keep", _Tensor), ("bias", _Tensor), ("num_splits", ctypes.c_int32),
     ]
 
 
@@ -224,7 +224,8 @@ def _arg(t, strides=None):
 
 def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
          enable_gqa=False, *, window=None, bottom_right=False, lengths=None, score_mod=None,
-         return_lse=False, variant="", block_m=0, block_n=0, num_warps=0, stages=0, return_kernel=False):
+         return_lse=False, variant="", block_m=0, block_n=0, num_warps=0, stages=0, num_splits=0,
+         return_kernel=False):
     """torch.nn.functional.scaled_dot_product_attention on attn's kernels.
 
     query (B, Hq, L, E), key (B, Hkv, S, E), value (B, Hkv, S, Ev), CUDA, f16
@@ -234,7 +235,8 @@ def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scal
     window, bottom_right to align causal/window to the last query, lengths
     (B,) int32 key padding, score_mod (an MLIR region body, see softcap and
     alibi), return_lse for the natural-log logsumexp (B, Hq, L) in f32.
-    variant ("sm80", "sm90") and the tile sizes override the cost model.
+    variant ("sm80", "sm90") and the tile sizes override the cost model;
+    num_splits the split-KV count (0: the runtime's choice, 1: no split).
     """
     import torch
     if dropout_p != 0.0:
@@ -292,6 +294,7 @@ def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scal
     args.q, args.k, args.v, args.o = _arg(q), _arg(k), _arg(v), _arg(out)
     args.lse = lse.data_ptr() if lse is not None else None
     args.lengths = lengths.data_ptr() if lengths is not None else None
+    args.num_splits = int(num_splits)
     for t, field in ((keep_t, "keep"), (bias_t, "bias")):
         if t is not None:
             if t.dtype == torch.bool:
