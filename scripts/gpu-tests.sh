@@ -16,8 +16,10 @@ tests=("$@")
 run="$build/bin/attn-run"
 [[ -x $run ]] || { echo "gpu-tests: no $run; build first" >&2; exit 2; }
 
-passed=0 failed=0
-for test in "${tests[@]}"; do
+# Prints one PASS or FAIL line per RUN line of the test file $1.
+runFile() {
+  local test=$1 name parent runLine args prefix expected literals label start
+  local output status elapsed_ms passes missing line kernel errors
   # "causal", or "unfused/causal-gqa-f16" for a case of a subdirectory.
   name=$(basename "$test" .mlir)
   parent=$(basename "$(dirname "$test")")
@@ -47,15 +49,26 @@ for test in "${tests[@]}"; do
     errors=$(sed -n 's/^check output \([0-9]*\).*rel L2 error \([^ ]*\).*/out\1=\2/p' <<<"$output" | tr '\n' ' ')
     [[ ${#literals[@]} -gt 0 ]] && errors+="+${#literals[@]} lines "
     if [[ $status -eq 0 && $passes -ge $expected && $expected -gt 0 && ${#missing[@]} -eq 0 ]]; then
-      passed=$((passed + 1))
       printf 'PASS  %-48s %s(%d ms) %s\n' "$label" "$errors" "$elapsed_ms" "$kernel"
     else
-      failed=$((failed + 1))
       printf 'FAIL  %-48s %s(exit %d) %s\n' "$label" "$errors" "$status" "$kernel"
       for line in "${missing[@]}"; do printf '      missing: %s\n' "$line"; done
       sed 's/^/      /' <<<"$output" | tail -n 15
     fi
   done < <(grep '^// RUN: attn-run ' "$test")
-done
+}
+
+# Test files run in parallel (the kernel cache is safe across processes;
+# compiling dominates); their reports are printed in order.
+jobs=${ATTN_GPU_TEST_JOBS:-$(nproc)}
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+export -f runFile
+export run
+for i in "${!tests[@]}"; do printf '%s\0%s\0' "$i" "${tests[$i]}"; done |
+  xargs -0 -n 2 -P "$jobs" bash -c 'runFile "$2" > "'"$logs"'/$1.log"' _
+for i in "${!tests[@]}"; do cat "$logs/$i.log"; done | tee "$logs/all"
+passed=$(grep -c '^PASS' "$logs/all")
+failed=$(grep -c '^FAIL' "$logs/all")
 echo "gpu tests: $passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+[[ $failed -eq 0 && $passed -gt 0 ]]
