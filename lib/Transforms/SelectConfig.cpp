@@ -148,9 +148,10 @@ struct AttnSelectConfigPass
                                 << " exceeds the largest supported, "
                                 << kMaxHeadDim;
     }
-    bool staticRows = !q.isDynamicDim(0) && !q.isDynamicDim(2);
-    shape.batchHeads = staticRows ? q.getDimSize(0) * q.getDimSize(1) : 0;
-    shape.queries = staticRows ? q.getDimSize(2) : 0;
+    // Each known on its own: a kernel for any batch of one-token decode
+    // still wants the tiles of a few rows.
+    shape.batchHeads = q.isDynamicDim(0) ? 0 : q.getDimSize(0) * q.getDimSize(1);
+    shape.queries = q.isDynamicDim(2) ? 0 : q.getDimSize(2);
 
     std::optional<Candidate> best;
     double bestScore = 0.0;

@@ -54,6 +54,10 @@ _lock = threading.Lock()
 _lib = None
 _context = None
 _kernels = {}
+# Query lengths up to this (decode, speculative decoding) get kernels of
+# their own, so that the cost model picks tiles for a few rows; longer ones
+# share one kernel per specialization.
+_DECODE_QUERIES = 16
 
 
 def library():
@@ -150,11 +154,12 @@ def _broadcast4(torch, mask, b, h, sq, skv, what):
 
 
 def _mlir(dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_lengths,
-          keep, bias, score_mod, return_lse):
-    """The attention as an attn.flash on dynamic batch and sequence sizes."""
+          keep, bias, score_mod, return_lse, sq=None):
+    """The attention as an attn.flash on dynamic batch and sequence sizes; sq,
+    when given, fixes the query length."""
     def t(shape, el):
         return "tensor<" + "x".join("?" if s is None else str(s) for s in shape) + "x" + el + ">"
-    args = [f"%q: {t([None, hq, None, dqk], dtype)}", f"%k: {t([None, hkv, None, dqk], dtype)}",
+    args = [f"%q: {t([None, hq, sq, dqk], dtype)}", f"%k: {t([None, hkv, None, dqk], dtype)}",
             f"%v: {t([None, hkv, None, dv], dtype)}"]
     operands, items = "", []
     if causal:
@@ -171,7 +176,7 @@ def _mlir(dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_leng
         if spec is None:
             continue
         pattern, el = spec
-        shape = [1 if one else None for one in pattern]
+        shape = [1 if one else (sq if d == 2 else None) for d, one in enumerate(pattern)]
         args.append(f"%{name}: {t(shape, el)}")
         operands += f" {name}(%{name} : {t(shape, el)})"
         items.append(name)
@@ -182,12 +187,12 @@ def _mlir(dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_leng
     if score_mod:
         region = (" score_mod {\n  ^bb0(%score: f32, %b: index, %h: index, %q_idx: index, %kv_idx: index):\n    "
                   + score_mod.replace("\n", "\n    ") + "\n  }")
-    out = t([None, hq, None, dv], dtype)
-    results = out + (f", {t([None, hq, None], 'f32')}" if return_lse else "")
+    out = t([None, hq, sq, dv], dtype)
+    results = out + (f", {t([None, hq, sq], 'f32')}" if return_lse else "")
     names = "%o, %lse" if return_lse else "%o"
     return (f"func.func @sdpa({', '.join(args)}) -> ({results}) {{\n"
             f"  {names} = attn.flash %q, %k, %v{operands} {{{', '.join(attrs)}}}{region}"
-            f" : {t([None, hq, None, dqk], dtype)}, {t([None, hkv, None, dqk], dtype)}, "
+            f" : {t([None, hq, sq, dqk], dtype)}, {t([None, hkv, None, dqk], dtype)}, "
             f"{t([None, hkv, None, dv], dtype)} -> {results}\n"
             f"  return {names} : {results}\n}}\n")
 
@@ -237,6 +242,9 @@ def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scal
     alibi), return_lse for the natural-log logsumexp (B, Hq, L) in f32.
     variant ("sm80", "sm90") and the tile sizes override the cost model;
     num_splits the split-KV count (0: the runtime's choice, 1: no split).
+    Kernels are compiled once per specialization (dtypes, heads, head dims,
+    masks, score_mod, options) for any batch and sequence lengths; query
+    lengths up to 16 (decode) each get their own, with tiles for few rows.
     """
     import torch
     if dropout_p != 0.0:
@@ -280,11 +288,13 @@ def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scal
     if window is not None:
         window = (int(window[0]), int(window[1]))
 
+    static_sq = sq if sq <= _DECODE_QUERIES else None
     spec = (dtype, hq, hkv, dqk, dv, scale, bool(is_causal), bool(bottom_right), window,
-            lengths is not None, keep, bias, score_mod, bool(return_lse), variant, block_m, block_n, num_warps,
-            stages)
+            lengths is not None, keep, bias, score_mod, bool(return_lse), static_sq, variant, block_m, block_n,
+            num_warps, stages)
     handle = _kernel(spec, lambda: _mlir(dtype, hq, hkv, dqk, dv, scale, bool(is_causal), bool(bottom_right),
-                                         window, lengths is not None, keep, bias, score_mod, bool(return_lse)),
+                                         window, lengths is not None, keep, bias, score_mod, bool(return_lse),
+                                         static_sq),
                      variant, (block_m, block_n, num_warps, stages))
 
     out = torch.empty((b, hq, sq, dv), device=query.device, dtype=query.dtype)

@@ -34,6 +34,17 @@ func.func @large_hd64(%q: tensor<4x32x4096x64xbf16>, %k: tensor<4x32x4096x64xbf1
 
 // -----
 
+// One-token decode for any batch (as attn.sdpa compiles it): the query length
+// alone says that a block holds a few rows, so the tiles stay small.
+// SM90-LABEL: func @decode_dynamic_batch
+// SM90: config = #attn.config<variant = "sm90", block_m = 64, block_n = 64, num_warps = 4, stages = 2>
+func.func @decode_dynamic_batch(%q: tensor<?x32x1x128xbf16>, %k: tensor<?x8x?x128xbf16>, %v: tensor<?x8x?x128xbf16>) -> tensor<?x32x1x128xbf16> {
+  %o = attn.flash %q, %k, %v {scale = 0.0883883461 : f32} : tensor<?x32x1x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16> -> tensor<?x32x1x128xbf16>
+  return %o : tensor<?x32x1x128xbf16>
+}
+
+// -----
+
 // Head dim 256: one 64x64 block fills shared memory, so two warpgroups share
 // one; mma.sync fits registers only with 16 rows per warp.
 // SM90-LABEL: func @hd256
