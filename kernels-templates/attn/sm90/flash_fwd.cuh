@@ -11,7 +11,6 @@ namespace attn {
 namespace sm90 {
 
 template <class C> struct Mma {
-  using Ops = ElementOps<typename C::Element>;
   static constexpr int kThreads = C::kNumWarps * 32;
   static constexpr int kBlockM = C::kBlockM, kBlockN = C::kBlockN;
   static constexpr int kDimQK = C::kHeadDimQK, kDimV = C::kHeadDimV;
