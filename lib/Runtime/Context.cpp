@@ -130,6 +130,20 @@ bool Kernel::packsQueryHeads(int seqQ) const {
          !spec_.keep && !spec_.bias && !spec_.scoreMod;
 }
 
+RowPacking Kernel::rowPacking(int seqQ) const {
+  RowPacking packing;
+  if (packsQueryHeads(seqQ))
+    packing.group = spec_.headsQ / spec_.headsKV;
+  return packing;
+}
+
+TileSchedule Kernel::schedule(int batch, int seqQ, int splits) const {
+  const RowPacking packing = rowPacking(seqQ);
+  return makeTileSchedule(batch, packing.packed() ? spec_.headsKV : spec_.headsQ,
+                          packing.rows(seqQ), spec_.blockM, splits,
+                          spec_.causal || spec_.window);
+}
+
 Kernel::Grid Kernel::grid(int batch, int seqQ) const {
   Grid g;
   if (spec_.kind == KernelKind::GraphOp) {
@@ -138,12 +152,9 @@ Kernel::Grid Kernel::grid(int batch, int seqQ) const {
     g.z = spec_.grid[2];
     return g;
   }
-  // Packed: the rows of K/V head h are query heads h * group .. + group - 1.
-  bool packed = packsQueryHeads(seqQ);
-  int rows = packed ? spec_.headsQ / spec_.headsKV : seqQ;
-  g.x = static_cast<unsigned>((rows + spec_.blockM - 1) / spec_.blockM);
-  g.y = static_cast<unsigned>(packed ? spec_.headsKV : spec_.headsQ);
-  g.z = static_cast<unsigned>(batch);
+  // One block per work tile, decoded by the kernel with the same schedule.
+  g.x = static_cast<unsigned>(schedule(batch, seqQ, 1).numTiles());
+  g.y = g.z = 1;
   return g;
 }
 
@@ -220,8 +231,7 @@ Result<int> Kernel::splitsFor(const FlashArgs &a) {
       return resident.status();
     residentPerSm_ = std::max(*resident, 1);
   }
-  Grid g = grid(a.batch, a.seqQ);
-  long long blocks = static_cast<long long>(g.x) * g.y * g.z;
+  long long blocks = schedule(a.batch, a.seqQ, 1).numTiles();
   int tiles = (a.seqKV + spec_.blockN - 1) / spec_.blockN;
   return chooseSplits(blocks, tiles, (*Driver::get())->device().multiprocessors,
                       residentPerSm_);
@@ -372,10 +382,16 @@ Status Kernel::launch(const FlashArgs &a, Stream stream) {
   p.window_right = spec_.windowRight;
   p.scale = spec_.scale;
   p.scale_log2 = spec_.scale * 1.4426950408889634f;
-  p.num_splits = 1;
   Result<int> splits = splitsFor(a);
   if (!splits)
     return splits.status();
+  p.schedule = schedule(a.batch, a.seqQ, *splits);
+  // One block per work tile; CUDA's grid takes at most 2^31 - 1 along x.
+  if (p.schedule.numTiles() > 0x7fffffffLL)
+    return invalid("the launch has " + std::to_string(p.schedule.numTiles()) +
+                   " work tiles (batch " + std::to_string(a.batch) +
+                   " x heads x query blocks x splits); CUDA allows 2147483647 "
+                   "blocks");
   // Rows of [batch, headsQ, seqQ]: what the splits write and the merge reads.
   const size_t rows = static_cast<size_t>(a.batch) * spec_.headsQ * a.seqQ;
   if (*splits > 1) {
@@ -383,17 +399,16 @@ Status Kernel::launch(const FlashArgs &a, Stream stream) {
         stream, sizeof(float) * *splits * rows * (spec_.headDimV + 1));
     if (!ws)
       return ws.status();
-    p.num_splits = *splits;
     p.partial_o = reinterpret_cast<float *>(*ws);
     p.partial_lse = p.partial_o + *splits * rows * spec_.headDimV;
   }
   // The merge reads the rows unpacked.
   FlashParams combineParams = p;
-  if (packsQueryHeads(a.seqQ)) {
+  if (RowPacking packing = rowPacking(a.seqQ); packing.packed()) {
     // One query per head: view q and o as [batch, headsKV, group, dim], whose
     // rows are heads (stride of a head). The logsumexp, [batch, headsQ, 1],
     // has the same layout either way.
-    int group = spec_.headsQ / spec_.headsKV;
+    const int group = packing.group;
     p.q_strides[1] = a.q.strides[1] * group;
     p.q_strides[2] = a.q.strides[1];
     p.o_strides[1] = a.o.strides[1] * group;
@@ -402,12 +417,12 @@ Status Kernel::launch(const FlashArgs &a, Stream stream) {
     p.seq_q = group;
   }
 
-  Grid g = grid(a.batch, a.seqQ);
   void *args[] = {&p};
   Driver *driver = *Driver::get();
-  if (Status s = driver->launch(*fn, g.x * p.num_splits, g.y, g.z, spec_.threads,
-                                spec_.sharedBytes, stream, args);
-      !s || p.num_splits == 1)
+  if (Status s = driver->launch(*fn, static_cast<unsigned>(p.schedule.numTiles()),
+                                1, 1, spec_.threads, spec_.sharedBytes, stream,
+                                args);
+      !s || p.schedule.splits == 1)
     return s;
   constexpr int kRowsPerBlock = kCombineThreads / 32;
   void *combineArgs[] = {&combineParams};
