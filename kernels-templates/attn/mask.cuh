@@ -81,10 +81,29 @@ template <class C> struct Mask {
     return full;
   }
 
+  /// The keys [lo, hi) query q may see under the positional masks and the
+  /// key padding (the same rule as positionAllowed, once per row).
+  __device__ __forceinline__ void rowRange(const FlashParams &p, int q, int &lo,
+                                           int &hi) const {
+    const int diag = q + diagOffset;
+    lo = 0;
+    hi = kvEnd;
+    if (C::kCausal)
+      hi = min(hi, diag + 1);
+    if (C::kWindow) {
+      // Bounds past the keys are clamped first, so nothing overflows.
+      if (p.window_right >= 0)
+        hi = min(hi, diag + 1 + min(p.window_right, kvEnd));
+      if (p.window_left >= 0)
+        lo = max(lo, diag - min(p.window_left, kvEnd + 1));
+    }
+  }
+
   /// Turns the raw q.k scores of keys [n0, n0 + 8 kNTiles) into base-2
   /// logits. s holds m16n8 accumulators: m-tile mt of the rows from rowBase
-  /// (relative to m0). Without kElementwise only the scale is applied (a
-  /// full tile with no per-element operand).
+  /// (relative to m0); each thread holds two rows of each (lane / 4 and
+  /// lane / 4 + 8). Without kElementwise only the scale is applied (a full
+  /// tile with no per-element operand).
   template <bool kElementwise, int kMTiles, int kNTiles>
   __device__ __forceinline__ void apply(const FlashParams &p, int n0,
                                         int rowBase,
@@ -93,30 +112,40 @@ template <class C> struct Mask {
 #pragma unroll
     for (int mt = 0; mt < kMTiles; ++mt)
 #pragma unroll
-      for (int j = 0; j < kNTiles; ++j)
+      for (int half = 0; half < 2; ++half) {
+        if (!kElementwise) {
 #pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          if (!kElementwise) {
-            s[mt][j][e] *= p.scale_log2;
-            continue;
+          for (int j = 0; j < kNTiles; ++j) {
+            s[mt][j][2 * half] *= p.scale_log2;
+            s[mt][j][2 * half + 1] *= p.scale_log2;
           }
-          int q = m0 + rowBase + mt * 16 + lane / 4 + (e / 2) * 8;
-          int k = n0 + j * 8 + (lane % 4) * 2 + (e % 2);
-          bool inside = q < p.seq_q && k < p.seq_kv;
-          float x = s[mt][j][e] * p.scale;
-          if (C::kScoreMod)
-            x = C::scoreMod(x, b, h, q, k);
-          if (C::kBias && inside)
-            x += ElementIO<typename C::BiasElement>::load(
-                p.bias, b * p.bias_strides[0] + h * p.bias_strides[1] +
-                            q * p.bias_strides[2] + k * p.bias_strides[3]);
-          bool ok = positionAllowed(p, q, k);
-          if (C::kKeep)
-            ok = ok && inside &&
-                 p.keep[b * p.keep_strides[0] + h * p.keep_strides[1] +
-                        q * p.keep_strides[2] + k * p.keep_strides[3]] != 0;
-          s[mt][j][e] = ok ? x * kLog2e : negInf();
+          continue;
         }
+        const int q = m0 + rowBase + mt * 16 + lane / 4 + half * 8;
+        int lo, hi;
+        rowRange(p, q, lo, hi);
+        const bool rowInside = q < p.seq_q;
+#pragma unroll
+        for (int j = 0; j < kNTiles; ++j)
+#pragma unroll
+          for (int e = 2 * half; e < 2 * half + 2; ++e) {
+            const int k = n0 + j * 8 + (lane % 4) * 2 + (e % 2);
+            const bool inside = rowInside && k < p.seq_kv;
+            float x = s[mt][j][e] * p.scale;
+            if (C::kScoreMod)
+              x = C::scoreMod(x, b, h, q, k);
+            if (C::kBias && inside)
+              x += ElementIO<typename C::BiasElement>::load(
+                  p.bias, b * p.bias_strides[0] + h * p.bias_strides[1] +
+                              q * p.bias_strides[2] + k * p.bias_strides[3]);
+            bool ok = k >= lo && k < hi;
+            if (C::kKeep)
+              ok = ok && inside &&
+                   p.keep[b * p.keep_strides[0] + h * p.keep_strides[1] +
+                          q * p.keep_strides[2] + k * p.keep_strides[3]] != 0;
+            s[mt][j][e] = ok ? x * kLog2e : negInf();
+          }
+      }
   }
 };
 

@@ -43,6 +43,20 @@ struct FlashParams {
   float scale_log2;         // scale * log2(e)
 };
 
+/// A TMA descriptor (CUDA's CUtensorMap: 128 opaque bytes, 64-byte
+/// aligned), encoded on the host by cuTensorMapEncodeTiled.
+struct alignas(64) TensorMap {
+  unsigned long long opaque[16];
+};
+
+/// The tensor maps of a persistent (TMA) forward kernel, its second
+/// __grid_constant__ parameter: q, k and v as 4-d tensors (head dim,
+/// sequence, head, batch) with boxes of 64 columns (128 bytes, the swizzle
+/// span) by a tile's rows.
+struct TmaMaps {
+  TensorMap q, k, v;
+};
+
 /// Runtime arguments of a graph-op kernel (the unfused path, one attn.kernel
 /// per launch). Shapes are compile-time constants of the kernel; operands
 /// are viewed at rank 4 (leading dimensions of size 1 added), with element

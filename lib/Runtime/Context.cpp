@@ -1,6 +1,7 @@
 //===- Context.cpp - The JIT: build and launch kernels --------------------===//
 
 #include "attn/Runtime/Context.h"
+#include "attn/Runtime/KernelVariants.h"
 #include "attn/Runtime/Nvrtc.h"
 #include "attn/Runtime/Templates.h"
 
@@ -79,13 +80,13 @@ static void dumpIfAsked(const KernelSpec &spec, const NvrtcOutput *output) {
 
 Result<std::shared_ptr<Kernel>> Context::build(const KernelSpec &spec) {
   auto start = std::chrono::steady_clock::now();
-  // wgmma exists only on the arch-specific sm_90a target.
-  if (spec.variant == "sm90" && arch_ != "sm_90a")
+  // wgmma and setmaxnreg exist only on the arch-specific sm_90a target.
+  if (const KernelVariant *variant = findKernelVariant(spec.variant);
+      variant && variant->archSpecific && arch_ != "sm_90a")
     return Status(StatusCode::Unsupported,
-                  "kernel " + spec.name +
-                      " uses the sm90 variant (wgmma), which needs sm_90a; "
-                      "this context targets " +
-                      arch_);
+                  "kernel " + spec.name + " uses the " + spec.variant +
+                      " variant (" + std::string(variant->summary) +
+                      "), which needs sm_90a; this context targets " + arch_);
   Result<Nvrtc *> nvrtc = Nvrtc::get();
   if (!nvrtc)
     return nvrtc.status();
@@ -344,6 +345,45 @@ Status Kernel::validate(const FlashArgs &a) const {
   return Status::ok();
 }
 
+Status Kernel::encodeTmaMaps(const FlashParams &p, TmaMaps &maps) const {
+  Driver *driver = *Driver::get();
+  const bool bf16 = spec_.element == ElementType::BF16;
+  // (head dim, sequence, head, batch) with the launch's strides; a stride
+  // of an extent-1 dimension is never used, but must be a valid one.
+  auto encode = [&](TensorMap &map, const char *name, const void *data,
+                    int headDim, int seq, int heads, const i64 strides[3],
+                    int rows) -> Status {
+    uint64_t dims[4] = {uint64_t(headDim), uint64_t(seq), uint64_t(heads),
+                        uint64_t(p.batch)};
+    uint64_t bytes[3] = {uint64_t(strides[2]) * 2, uint64_t(strides[1]) * 2,
+                         uint64_t(strides[0]) * 2};
+    uint64_t dense = uint64_t(headDim) * 2;
+    for (int d = 0; d < 3; ++d) {
+      if (dims[d + 1] == 1)
+        bytes[d] = (dense + 15) / 16 * 16;
+      dense = bytes[d] * dims[d + 1];
+    }
+    uint32_t box[4] = {64, uint32_t(rows), 1, 1};
+    Status s = driver->encodeTensorMap(&map, bf16, data, 4, dims, bytes, box);
+    if (!s)
+      return Status(s.code(), std::string("'") + name +
+                                  "' cannot be read by TMA (strides must be "
+                                  "multiples of 16 bytes below 2^40): " +
+                                  s.message());
+    return Status::ok();
+  };
+  if (Status s = encode(maps.q, "q", p.q, spec_.headDimQK, p.seq_q, p.heads_q,
+                        p.q_strides, spec_.blockM);
+      !s)
+    return s;
+  if (Status s = encode(maps.k, "k", p.k, spec_.headDimQK, p.seq_kv,
+                        p.heads_kv, p.k_strides, spec_.blockN);
+      !s)
+    return s;
+  return encode(maps.v, "v", p.v, spec_.headDimV, p.seq_kv, p.heads_kv,
+                p.v_strides, spec_.blockN);
+}
+
 Status Kernel::launch(const FlashArgs &a, Stream stream) {
   if (Status s = validate(a); !s)
     return s;
@@ -417,13 +457,30 @@ Status Kernel::launch(const FlashArgs &a, Stream stream) {
     p.seq_q = group;
   }
 
-  void *args[] = {&p};
   Driver *driver = *Driver::get();
-  if (Status s = driver->launch(*fn, static_cast<unsigned>(p.schedule.numTiles()),
-                                1, 1, spec_.threads, spec_.sharedBytes, stream,
-                                args);
-      !s || p.schedule.splits == 1)
-    return s;
+  const KernelVariant *variant = findKernelVariant(spec_.variant);
+  Status launched;
+  if (variant && variant->persistent) {
+    // One block per SM loops over the work tiles; TMA reads q, k and v
+    // through tensor maps of the launch's views.
+    TmaMaps maps;
+    if (Status s = encodeTmaMaps(p, maps); !s)
+      return s;
+    const long long slots = static_cast<long long>(driver->device().multiprocessors) *
+                            std::max(residentPerSm_.load(), 1);
+    const unsigned blocks = static_cast<unsigned>(
+        std::min<long long>(p.schedule.numTiles(), slots));
+    void *args[] = {&p, &maps};
+    launched = driver->launch(*fn, blocks, 1, 1, spec_.threads,
+                              spec_.sharedBytes, stream, args);
+  } else {
+    void *args[] = {&p};
+    launched = driver->launch(*fn, static_cast<unsigned>(p.schedule.numTiles()),
+                              1, 1, spec_.threads, spec_.sharedBytes, stream,
+                              args);
+  }
+  if (!launched || p.schedule.splits == 1)
+    return launched;
   constexpr int kRowsPerBlock = kCombineThreads / 32;
   void *combineArgs[] = {&combineParams};
   return driver->launch(combine_,

@@ -88,8 +88,8 @@ TEST(Compile, GraphBecomesOneConfiguredKernel) {
   EXPECT_TRUE(spec.causal);
   EXPECT_TRUE(spec.keyPadding);
   EXPECT_TRUE(spec.scoreMod);
-  // Head dim 128 on sm_90a: the wgmma variant.
-  EXPECT_EQ(spec.variant, "sm90");
+  // Head dim 128 on sm_90a: the warp-specialized wgmma variant.
+  EXPECT_EQ(spec.variant, "sm90ws");
   EXPECT_NE(spec.source.find("tanhf"), std::string::npos);
   EXPECT_EQ(compiled->kernels[0]->ptxas().spillStoreBytes, 0);
   EXPECT_GT(compiled->kernels[0]->ptxas().registers, 0);

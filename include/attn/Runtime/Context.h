@@ -12,7 +12,7 @@
 #include "attn/Runtime/Driver.h"
 #include "attn/Runtime/KernelSpec.h"
 #include "attn/Runtime/Status.h"
-#include "attn/tile_scheduler.h"
+#include "attn/params.h"
 
 #include <atomic>
 #include <map>
@@ -129,6 +129,8 @@ private:
   friend class Context;
   Kernel() = default;
   Result<void *> function();
+  /// The TMA descriptors of q, k and v for a persistent kernel's launch.
+  Status encodeTmaMaps(const FlashParams &params, TmaMaps &maps) const;
   /// The split-KV workspace of `stream`, at least `bytes`: launches on one
   /// stream are ordered, so each stream needs one buffer, not each launch.
   Result<DevicePtr> workspace(Stream stream, size_t bytes);
