@@ -12,8 +12,11 @@
 #include "attn/Target/Cuda/KernelLayout.h"
 #include "attn/Transforms/Passes.h"
 
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/MathExtras.h"
+#include "llvm/Support/Mutex.h"
 
 #include <cmath>
 
@@ -34,7 +37,29 @@ std::optional<ArchInfo> lookupArch(StringRef name) {
   for (const ArchInfo &arch : archs)
     if (arch.name == name)
       return arch;
-  return std::nullopt;
+  // Newer GPUs (sm_100, sm_120, ...) run the sm80 variant: the shared
+  // memory of the smallest sm_8x part, which every later one has.
+  unsigned capability = 0;
+  StringRef digits = name;
+  if (!digits.consume_front("sm_") ||
+      digits.take_while(llvm::isDigit).getAsInteger(10, capability) ||
+      capability < 80)
+    return std::nullopt;
+  static llvm::sys::SmartMutex<true> mutex;
+  static llvm::StringSet<> names; // owns the names the results refer to
+  llvm::sys::SmartScopedLock<true> lock(mutex);
+  ArchInfo derived{names.insert(name).first->getKey(), int(capability), 128,
+                   101376, 102400};
+  derived.tuned = false;
+  return derived;
+}
+
+std::string unsupportedArchMessage(StringRef name) {
+  return ("attn cannot target '" + name +
+          "': its kernels need sm_80 or newer (A100: sm_80; A10, A40, RTX "
+          "30xx: sm_86; L4, L40, RTX 40xx: sm_89; H100, H200: sm_90a; newer "
+          "GPUs such as sm_100 or sm_120 run the sm80 kernels)")
+      .str();
 }
 
 namespace {
@@ -166,7 +191,8 @@ struct AttnSelectConfigPass
         best = c;
       }
     };
-    bool sm90 = arch.computeCapability >= 90 &&
+    // wgmma exists on sm_90a alone.
+    bool sm90 = arch.name == "sm_90a" &&
                 sm90Supports(shape.headDimQK, shape.headDimV, shape.transposeK);
     if (variant == "sm90" && !sm90)
       return op.emitOpError()
@@ -238,17 +264,20 @@ struct AttnSelectConfigPass
   void runOnOperation() override {
     std::optional<ArchInfo> info = lookupArch(arch);
     if (!info) {
-      getOperation()->emitError()
-          << "unknown arch '" << arch
-          << "'; expected sm_80, sm_86, sm_89 or sm_90a";
+      getOperation()->emitError() << unsupportedArchMessage(arch);
       return signalPassFailure();
     }
+
     if (!variant.empty() && !llvm::is_contained(getKnownVariants(), variant)) {
       getOperation()->emitError()
           << "unknown variant '" << variant << "'; expected sm80 or sm90";
       return signalPassFailure();
     }
     WalkResult result = getOperation()->walk([&](FlashOp op) {
+      if (!info->tuned)
+        op.emitRemark() << "no tuned cost model for " << arch
+                        << ": using the sm80 variant (mma.sync) with "
+                           "conservative shared-memory limits";
       return failed(configure(op, *info)) ? WalkResult::interrupt()
                                           : WalkResult::advance();
     });
