@@ -6,7 +6,7 @@
 set -euo pipefail
 
 packages=(llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools libzstd-dev
-          zlib1g-dev cmake ninja-build libgtest-dev g++ python3)
+          zlib1g-dev cmake ninja-build libgtest-dev g++ python3 pkg-config)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
