@@ -9,6 +9,10 @@ without CUDA.
 
 import ctypes
 import logging
+import os
+import subprocess
+import sys
+import textwrap
 
 import pytest
 
@@ -100,6 +104,25 @@ def test_tensors_on_the_second_gpu():
     assert rel(decode, reference(q[:, :, -1:], k, v)) < 1e-2
     with pytest.raises(attn.AttnError, match=r"key is on cuda:0 but query is on cuda:1"):
         attn.sdpa(q, k.to("cuda:0"), v)
+
+
+def test_expandable_segments_memory_passes_the_pointer_checks():
+    # PyTorch's expandable segments map memory with the driver's virtual
+    # memory API; the launch's pointer checks must accept it.
+    script = textwrap.dedent("""
+        import torch, attn
+        from test_sdpa import rand, reference, rel
+        q, k, v = rand(2, 4, 300, 64), rand(2, 4, 300, 64), rand(2, 4, 300, 64)
+        out = attn.sdpa(q, k, v)
+        d = attn.sdpa(q[:, :, :1], k, v)
+        torch.cuda.synchronize()
+        assert rel(out, reference(q, k, v)) < 1e-2 and rel(d, reference(q[:, :, :1], k, v)) < 1e-2
+        print("ok")
+    """)
+    env = dict(os.environ, PYTORCH_CUDA_ALLOC_CONF="expandable_segments:True")
+    env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(__file__), env.get("PYTHONPATH", "")])
+    result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0 and "ok" in result.stdout, result.stderr
 
 
 # ----------------------------------------------------------------------------
