@@ -11,6 +11,10 @@ set(ATTN_PYTHON_INSTALL_DIR ${ATTN_INSTALL_LIBDIR}/python3/site-packages
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/attn ${PROJECT_SOURCE_DIR}/include/attn-c
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.h")
+# attn/Runtime/Context.h includes the tile scheduler, which the kernels
+# compile too.
+install(FILES ${PROJECT_SOURCE_DIR}/kernels-templates/attn/tile_scheduler.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/attn)
 install(DIRECTORY ${PROJECT_BINARY_DIR}/include/attn
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.h" PATTERN "*.inc"
