@@ -545,8 +545,9 @@ def _run(query, key, value, attn_mask, lengths, dropout_p, is_causal, scale, ena
     workspace_bytes = kernel.workspace.get(key_)
     if workspace_bytes is None:
         size = ctypes.c_uint64()
-        _check(lib.attn_workspace_size(kernel.ptr, args, _LAUNCH_CONFIG.pack(0, dev, stream, 0, 0),
-                                       ctypes.byref(size)))
+        if lib.attn_workspace_size(kernel.ptr, args, _LAUNCH_CONFIG.pack(0, dev, stream, 0, 0),
+                                   ctypes.byref(size)):
+            raise _launch_error(lib.attn_last_error().decode())
         if len(kernel.workspace) > 1024:
             kernel.workspace.clear()
         workspace_bytes = kernel.workspace[key_] = size.value
@@ -554,8 +555,19 @@ def _run(query, key, value, attn_mask, lengths, dropout_p, is_causal, scale, ena
     config = _LAUNCH_CONFIG.pack(0, dev, stream, workspace.data_ptr() if workspace is not None else 0,
                                  workspace_bytes)
     if lib.attn_launch_on(kernel.ptr, args, config):
-        raise AttnError(lib.attn_last_error().decode())
+        raise _launch_error(lib.attn_last_error().decode())
     return out, lse, kernel
+
+
+# The C API's operand names, in the user's terms.
+_OPERANDS = {"'q'": "query", "'k'": "key", "'v'": "value", "'o'": "the output", "'lse'": "the logsumexp output",
+             "'lengths'": "lengths", "'keep'": "attn_mask", "'bias'": "attn_mask", "'workspace'": "the workspace"}
+
+
+def _launch_error(message):
+    for name, user in _OPERANDS.items():
+        message = message.replace(name, f"{user} ({name})")
+    return AttnError("attn.sdpa: " + message)
 
 
 def _direct_call(query):

@@ -325,3 +325,12 @@ def test_a_bad_score_mod_is_reported_as_the_score_mod_argument():
 def test_version_is_the_librarys():
     assert attn.__version__ == attn.library().attn_version().decode()
     assert attn.library().attn_abi_version() == attn._ABI_VERSION
+
+
+def test_launch_errors_name_the_argument():
+    # A key whose rows are not 8-element aligned: the launch's stride rule.
+    k = rand(1, 2, 64, 68)[..., :64]
+    q, v = rand(1, 2, 64, 64), rand(1, 2, 64, 64)
+    with pytest.raises(attn.AttnError, match=r"attn\.sdpa: InvalidArgument: key \('k'\) stride of dimension 2 "
+                                             r"is 68; it must be a multiple of 8"):
+        attn.sdpa(q, k, v)
