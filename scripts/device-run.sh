@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # One call's worth of GPU work on the device machine (see README: the build
 # is made here, with LLVM linked statically, and carried there):
-#   scripts/device-run.sh [suite] [sanitize] [examples] [python] [bench] [sass] [tiles] [splits] [count]
-# Logs go to $OUT (or /tmp/attn-device). Nothing here needs LLVM.
+#   scripts/device-run.sh [suite] [sanitize] [examples] [python] [overhead] [multigpu]
+#                         [bench] [tiles] [splits] [count]
+# Logs go to $OUT (or /tmp/attn-device). Nothing here needs LLVM. The Python
+# steps load build/lib/libattn_c.so.N (carry that file: libattn_c.so is a
+# link to it).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${ATTN_BUILD_DIR:-$root/build}
 out=${OUT:-/tmp/attn-device}
 mkdir -p "$out"
 export ATTN_CACHE_DIR=${ATTN_CACHE_DIR:-/tmp/attn-cache} PYTHONUNBUFFERED=1
-export ATTN_LIBRARY=$build/lib/libattn_c.so PYTHONPATH=$root/python
+library=$(ls "$build"/lib/libattn_c.so.[0-9]* 2> /dev/null | head -n 1)
+export ATTN_LIBRARY=${library:-$build/lib/libattn_c.so} PYTHONPATH=$root/python
 steps=("$@")
 [[ ${#steps[@]} -gt 0 ]] || steps=(suite sanitize examples bench)
 
@@ -90,7 +94,18 @@ for step in "${steps[@]}"; do
     done 2>&1 | tee "$out/sass-mix.txt"
     ;;
   python)
-    timeout 300 python3 -m pytest -q "$root/python/tests" 2>&1 | tee "$out/python.log"
+    # test_sdpa, test_torch (devices, grad, CUDA graphs, torch.compile and
+    # export), test_transformers (a small Llama against transformers' sdpa).
+    timeout 580 python3 -m pytest -q -rs "$root/python/tests" 2>&1 | tee "$out/python.log"
+    ;;
+  overhead)
+    # Host time per call, attn.sdpa beside F.scaled_dot_product_attention.
+    timeout 300 python3 "$root/bench/host_overhead.py" --out "$out" 2>&1 | tee "$out/overhead.log"
+    ;;
+  multigpu)
+    # Tensors on cuda:1 (run on a machine with two GPUs).
+    timeout 300 python3 -m pytest -q -rs "$root/python/tests/test_torch.py" -k second_gpu 2>&1 |
+      tee "$out/multigpu.log"
     ;;
   tiles)
     timeout 300 python3 "$root/bench/tiles.py" 2>&1 | tee "$out/tiles.log"

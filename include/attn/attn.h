@@ -20,12 +20,16 @@
 #define ATTN_ATTN_H
 
 #include "attn/Runtime/Context.h"
+#include "attn/Version.h"
 
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace attn {
+
+/// The library's version, "0.3.0".
+inline const char *version() { return ATTN_VERSION; }
 
 struct CompileOptions {
   /// Run canonicalize, attn-fuse and attn-select-config first (ops that

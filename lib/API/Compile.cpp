@@ -2,6 +2,7 @@
 
 #include "attn/attn.h"
 #include "attn/API/CompileModule.h"
+#include "attn/Runtime/Log.h"
 
 #include "attn/Dialect/Attn/IR/AttnDialect.h"
 #include "attn/Dialect/Attn/IR/AttnOps.h"
@@ -104,8 +105,7 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
     } else {
       if (!mlir::attn::lookupArch(context.arch()))
         return Status(StatusCode::Unsupported,
-                      "the cost model knows no arch '" + context.arch() +
-                          "'; use sm_80, sm_86, sm_89 or sm_90a");
+                      mlir::attn::unsupportedArchMessage(context.arch()));
       pm.addPass(mlir::attn::createAttnFusePass());
       pm.addPass(mlir::createCanonicalizerPass());
       mlir::attn::AttnSelectConfigPassOptions select;
@@ -121,6 +121,9 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
       return Status(StatusCode::Unsupported, diagnostics.joinedErrors());
   }
   compiled.remarks = diagnostics.remarks;
+  if (logEnabled())
+    for (const std::string &remark : compiled.remarks)
+      log(remark);
   llvm::raw_string_ostream irStream(compiled.loweredIR);
   module.print(irStream);
 

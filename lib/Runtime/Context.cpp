@@ -2,6 +2,7 @@
 
 #include "attn/Runtime/Context.h"
 #include "attn/Runtime/KernelVariants.h"
+#include "attn/Runtime/Log.h"
 #include "attn/Runtime/Nvrtc.h"
 #include "attn/Runtime/Templates.h"
 
@@ -11,7 +12,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cinttypes>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -122,7 +125,35 @@ Result<std::shared_ptr<Kernel>> Context::build(const KernelSpec &spec) {
   kernel->buildMs_ = std::chrono::duration<double, std::milli>(
                          std::chrono::steady_clock::now() - start)
                          .count();
+  if (logEnabled()) {
+    char line[96];
+    std::snprintf(line, sizeof(line), " for %s in %.1f ms (cache: %s)",
+                  arch_.c_str(), kernel->buildMs_,
+                  cacheOutcomeName(kernel->outcome_));
+    log("built " + spec.name + line);
+  }
+  FlashParams &p = *kernel->baseParams_;
+  p.heads_q = spec.headsQ;
+  p.heads_kv = spec.headsKV;
+  p.window_left = spec.windowLeft;
+  p.window_right = spec.windowRight;
+  p.scale = spec.scale;
+  p.scale_log2 = spec.scale * 1.4426950408889634f;
   return kernel;
+}
+
+Kernel::Kernel() : baseParams_(new FlashParams()) {}
+
+Kernel::~Kernel() {
+  Result<Driver *> driver = Driver::get();
+  if (!driver)
+    return;
+  for (const std::unique_ptr<Loaded> &loaded : loaded_) {
+    Result<ContextScope> scope =
+        (*driver)->enter(Device::ofContext(loaded->context));
+    if (scope)
+      (void)(*driver)->unloadModule(loaded->module);
+  }
 }
 
 bool Kernel::packsQueryHeads(int seqQ) const {
@@ -159,41 +190,98 @@ Kernel::Grid Kernel::grid(int batch, int seqQ) const {
   return g;
 }
 
-Result<void *> Kernel::function() {
+Result<Kernel::Loaded *> Kernel::loadedIn(void *context, Stream stream,
+                                          bool checkCapture) {
+  // The common case, without a lock: the context of the last launch.
+  Loaded *last = lastLoaded_.load(std::memory_order_acquire);
+  if (last && last->context == context)
+    return last;
   std::lock_guard<std::mutex> lock(loadMutex_);
-  if (function_)
-    return function_;
-  Result<Driver *> driver = Driver::get();
-  if (!driver)
-    return driver.status();
-  const DeviceInfo &device = (*driver)->device();
-  if (device.arch() != arch_)
+  for (const std::unique_ptr<Loaded> &loaded : loaded_)
+    if (loaded->context == context) {
+      lastLoaded_.store(loaded.get(), std::memory_order_release);
+      return loaded.get();
+    }
+  Driver *driver = *Driver::get();
+  Result<int> ordinal = driver->currentOrdinal();
+  if (!ordinal)
+    return ordinal.status();
+  if (checkCapture) {
+    Result<bool> capturing = driver->isCapturing(stream);
+    if (!capturing)
+      return capturing.status();
+    if (*capturing)
+      return Status(StatusCode::InvalidArgument,
+                    "kernel " + spec_.name + " is not loaded on device " +
+                        std::to_string(*ordinal) +
+                        " and its stream is capturing a CUDA graph, where "
+                        "loading a module is not allowed; load it before "
+                        "capturing (Kernel::load, attn_kernel_load, "
+                        "attn.precompile) or run it once");
+  }
+  Result<const DeviceInfo *> device = driver->deviceInfo(*ordinal);
+  if (!device)
+    return device.status();
+  const DeviceInfo &info = **device;
+  if (info.arch() != arch_)
     return Status(StatusCode::InvalidArgument,
                   "kernel " + spec_.name + " was compiled for " + arch_ +
-                      " but the GPU (" + device.name + ") is " + device.arch());
-  if (spec_.sharedBytes > device.maxSharedPerBlockOptin)
+                      " but the GPU (" + info.name + ", device " +
+                      std::to_string(*ordinal) + ") is " + info.arch());
+  if (spec_.sharedBytes > info.maxSharedPerBlockOptin)
     return Status(StatusCode::Unsupported,
                   "kernel " + spec_.name + " needs " +
                       std::to_string(spec_.sharedBytes) +
-                      " bytes of shared memory; " + device.name + " allows " +
-                      std::to_string(device.maxSharedPerBlockOptin));
-  Result<void *> module = (*driver)->loadModule(entry_->cubin);
+                      " bytes of shared memory; " + info.name + " allows " +
+                      std::to_string(info.maxSharedPerBlockOptin));
+  auto loaded = std::make_unique<Loaded>();
+  loaded->context = context;
+  loaded->ordinal = *ordinal;
+  loaded->device = &info;
+  Result<void *> module = driver->loadModule(entry_->cubin);
   if (!module)
     return module.status();
-  Result<void *> fn = (*driver)->getFunction(*module, spec_.name);
-  if (!fn)
-    return fn.status();
-  Status s = (*driver)->setDynamicShared(*fn, spec_.sharedBytes);
-  if (!s)
+  loaded->module = *module;
+  auto fail = [&](Status s) -> Result<Loaded *> {
+    (void)driver->unloadModule(loaded->module);
     return s;
+  };
+  Result<void *> fn = driver->getFunction(*module, spec_.name);
+  if (!fn)
+    return fail(fn.status());
+  loaded->function = *fn;
+  if (Status s = driver->setDynamicShared(*fn, spec_.sharedBytes); !s)
+    return fail(s);
   if (spec_.kind == KernelKind::Flash) {
-    Result<void *> combine = (*driver)->getFunction(*module, spec_.name + "_combine");
+    Result<void *> combine =
+        driver->getFunction(*module, spec_.name + "_combine");
     if (!combine)
-      return combine.status();
-    combine_ = *combine;
+      return fail(combine.status());
+    loaded->combine = *combine;
+    Result<int> resident =
+        driver->occupancy(*fn, spec_.threads, spec_.sharedBytes);
+    if (!resident)
+      return fail(resident.status());
+    loaded->residentPerSm = std::max(*resident, 1);
   }
-  function_ = *fn;
-  return function_;
+  if (logEnabled())
+    log("loaded " + spec_.name + " on device " + std::to_string(*ordinal) +
+        " (" + info.name + ")");
+  loaded_.push_back(std::move(loaded));
+  lastLoaded_.store(loaded_.back().get(), std::memory_order_release);
+  return loaded_.back().get();
+}
+
+Status Kernel::load(Device device) {
+  Result<Driver *> driver = Driver::get();
+  if (!driver)
+    return driver.status();
+  Result<ContextScope> scope = (*driver)->enter(device);
+  if (!scope)
+    return scope.status();
+  Result<Loaded *> loaded =
+      loadedIn(scope->context(), nullptr, /*checkCapture=*/false);
+  return loaded ? Status::ok() : loaded.status();
 }
 
 int Kernel::chooseSplits(long long blocks, int tilesPerBlock,
@@ -223,49 +311,89 @@ int Kernel::chooseSplits(long long blocks, int tilesPerBlock,
   return 1;
 }
 
-Result<int> Kernel::splitsFor(const FlashArgs &a) {
+Result<int> Kernel::splitsIn(Loaded &loaded, const FlashArgs &a) const {
   if (a.splits > 0)
     return std::min(a.splits, kMaxSplits);
-  if (!residentPerSm_) {
-    Result<int> resident = occupancy();
-    if (!resident)
-      return resident.status();
-    residentPerSm_ = std::max(*resident, 1);
-  }
+  // A few hundred instructions: cheaper than a lock around a memo.
   long long blocks = schedule(a.batch, a.seqQ, 1).numTiles();
   int tiles = (a.seqKV + spec_.blockN - 1) / spec_.blockN;
-  return chooseSplits(blocks, tiles, (*Driver::get())->device().multiprocessors,
-                      residentPerSm_);
+  int splits = chooseSplits(blocks, tiles, loaded.device->multiprocessors,
+                            loaded.residentPerSm);
+  return splits;
 }
 
-Result<DevicePtr> Kernel::workspace(Stream stream, size_t bytes) {
-  std::lock_guard<std::mutex> lock(workspaceMutex_);
-  DeviceBuffer &buffer = workspaces_[stream];
-  if (buffer.size() >= bytes)
-    return buffer.get();
-  // Work queued earlier may still read the old buffer.
-  if (buffer.size())
-    if (Status s = (*Driver::get())->synchronize(); !s)
-      return s;
-  Result<DeviceBuffer> grown = DeviceBuffer::allocate(bytes);
-  if (!grown)
-    return grown.status();
-  buffer = std::move(*grown);
-  return buffer.get();
+/// Bytes of the partial outputs and logsumexps of `splits` splits.
+static size_t splitWorkspaceBytes(const KernelSpec &spec, const FlashArgs &a,
+                                  int splits) {
+  if (splits <= 1)
+    return 0;
+  // Rows of [batch, headsQ, seqQ]: what the splits write and the merge reads.
+  const size_t rows = static_cast<size_t>(a.batch) * spec.headsQ * a.seqQ;
+  return sizeof(float) * size_t(splits) * rows * (spec.headDimV + 1);
 }
 
-Result<int> Kernel::occupancy() {
-  Result<void *> fn = function();
-  if (!fn)
-    return fn.status();
-  return (*Driver::get())->occupancy(*fn, spec_.threads, spec_.sharedBytes);
+Result<int> Kernel::splitsFor(const FlashArgs &a, Device device) {
+  if (a.splits > 0)
+    return std::min(a.splits, kMaxSplits);
+  Result<Driver *> driver = Driver::get();
+  if (!driver)
+    return driver.status();
+  Result<ContextScope> scope = (*driver)->enter(device);
+  if (!scope)
+    return scope.status();
+  Result<Loaded *> loaded = loadedIn(scope->context(), nullptr, false);
+  if (!loaded)
+    return loaded.status();
+  return splitsIn(**loaded, a);
 }
 
-Result<int> Kernel::loadedRegisters() {
-  Result<void *> fn = function();
-  if (!fn)
-    return fn.status();
-  return (*Driver::get())->functionAttribute(*fn, CU_FUNC_ATTRIBUTE_NUM_REGS);
+Result<size_t> Kernel::workspaceBytes(const FlashArgs &a, Stream stream,
+                                      Device device) {
+  if (spec_.kind != KernelKind::Flash)
+    return size_t(0);
+  if (Status s = validate(a); !s)
+    return s;
+  Result<Driver *> driver = Driver::get();
+  if (!driver)
+    return driver.status();
+  Result<ContextScope> scope = (*driver)->enter(device);
+  if (!scope)
+    return scope.status();
+  Result<Loaded *> loaded = loadedIn(scope->context(), stream, true);
+  if (!loaded)
+    return loaded.status();
+  Result<int> splits = splitsIn(**loaded, a);
+  if (!splits)
+    return splits.status();
+  return splitWorkspaceBytes(spec_, a, *splits);
+}
+
+Result<int> Kernel::occupancy(Device device) {
+  Result<Driver *> driver = Driver::get();
+  if (!driver)
+    return driver.status();
+  Result<ContextScope> scope = (*driver)->enter(device);
+  if (!scope)
+    return scope.status();
+  Result<Loaded *> loaded = loadedIn(scope->context(), nullptr, false);
+  if (!loaded)
+    return loaded.status();
+  return (*driver)->occupancy((*loaded)->function, spec_.threads,
+                              spec_.sharedBytes);
+}
+
+Result<int> Kernel::loadedRegisters(Device device) {
+  Result<Driver *> driver = Driver::get();
+  if (!driver)
+    return driver.status();
+  Result<ContextScope> scope = (*driver)->enter(device);
+  if (!scope)
+    return scope.status();
+  Result<Loaded *> loaded = loadedIn(scope->context(), nullptr, false);
+  if (!loaded)
+    return loaded.status();
+  return (*driver)->functionAttribute((*loaded)->function,
+                                      CU_FUNC_ATTRIBUTE_NUM_REGS);
 }
 
 Result<int> Kernel::registers() {
@@ -345,8 +473,46 @@ Status Kernel::validate(const FlashArgs &a) const {
   return Status::ok();
 }
 
-Status Kernel::encodeTmaMaps(const FlashParams &p, TmaMaps &maps) const {
-  Driver *driver = *Driver::get();
+Status Kernel::checkPointers(const FlashArgs &a, int ordinal) const {
+  const Driver &driver = **Driver::get();
+  auto check = [&](const char *name, const void *pointer) -> Status {
+    if (!pointer)
+      return Status::ok();
+    PointerInfo info = driver.pointerInfo(pointer);
+    if (!info.checked || info.kind == PointerInfo::Kind::Managed)
+      return Status::ok();
+    if (info.kind == PointerInfo::Kind::Unknown)
+      return invalid(std::string("'") + name +
+                     "' is not GPU memory (a host pointer?); every operand "
+                     "must be on the launch's device, " +
+                     std::to_string(ordinal));
+    if (info.kind == PointerInfo::Kind::Host)
+      return invalid(std::string("'") + name +
+                     "' is pinned host memory; every operand must be on the "
+                     "launch's device, " +
+                     std::to_string(ordinal));
+    if (info.ordinal != ordinal)
+      return invalid(std::string("'") + name + "' is on device " +
+                     std::to_string(info.ordinal) +
+                     " but the launch runs on device " +
+                     std::to_string(ordinal));
+    return Status::ok();
+  };
+  const std::pair<const char *, const void *> pointers[] = {
+      {"q", a.q.data},         {"k", a.k.data},
+      {"v", a.v.data},         {"o", a.o.data},
+      {"lse", a.lse},          {"lengths", a.lengths},
+      {"keep", a.keep.data},   {"bias", a.bias.data},
+      {"tileStats", a.tileStats},
+      {"workspace", reinterpret_cast<const void *>(a.workspace)}};
+  for (const auto &[name, pointer] : pointers)
+    if (Status s = check(name, pointer); !s)
+      return s;
+  return Status::ok();
+}
+
+Status Kernel::encodeTmaMaps(Driver &driver, const FlashParams &p,
+                             TmaMaps &maps) const {
   const bool bf16 = spec_.element == ElementType::BF16;
   // (head dim, sequence, head, batch) with the launch's strides; a stride
   // of an extent-1 dimension is never used, but must be a valid one.
@@ -364,7 +530,7 @@ Status Kernel::encodeTmaMaps(const FlashParams &p, TmaMaps &maps) const {
       dense = bytes[d] * dims[d + 1];
     }
     uint32_t box[4] = {64, uint32_t(rows), 1, 1};
-    Status s = driver->encodeTensorMap(&map, bf16, data, 4, dims, bytes, box);
+    Status s = driver.encodeTensorMap(&map, bf16, data, 4, dims, bytes, box);
     if (!s)
       return Status(s.code(), std::string("'") + name +
                                   "' cannot be read by TMA (strides must be "
@@ -384,14 +550,25 @@ Status Kernel::encodeTmaMaps(const FlashParams &p, TmaMaps &maps) const {
                 p.v_strides, spec_.blockN);
 }
 
-Status Kernel::launch(const FlashArgs &a, Stream stream) {
+Status Kernel::launch(const FlashArgs &a, Stream stream, Device device) {
   if (Status s = validate(a); !s)
     return s;
-  Result<void *> fn = function();
-  if (!fn)
-    return fn.status();
+  Result<Driver *> driverOr = Driver::get();
+  if (!driverOr)
+    return driverOr.status();
+  Driver *driver = *driverOr;
+  // The context stays current for the launch and is popped after it.
+  Result<ContextScope> scope = driver->enter(device);
+  if (!scope)
+    return scope.status();
+  Result<Loaded *> loadedOr = loadedIn(scope->context(), stream, true);
+  if (!loadedOr)
+    return loadedOr.status();
+  Loaded &loaded = **loadedOr;
+  if (Status s = checkPointers(a, loaded.ordinal); !s)
+    return s;
 
-  FlashParams p = {};
+  FlashParams p = *baseParams_;
   p.q = a.q.data;
   p.k = a.k.data;
   p.v = a.v.data;
@@ -414,15 +591,9 @@ Status Kernel::launch(const FlashArgs &a, Stream stream) {
     p.bias_strides[d] = a.bias.strides[d];
   }
   p.batch = a.batch;
-  p.heads_q = spec_.headsQ;
-  p.heads_kv = spec_.headsKV;
   p.seq_q = a.seqQ;
   p.seq_kv = a.seqKV;
-  p.window_left = spec_.windowLeft;
-  p.window_right = spec_.windowRight;
-  p.scale = spec_.scale;
-  p.scale_log2 = spec_.scale * 1.4426950408889634f;
-  Result<int> splits = splitsFor(a);
+  Result<int> splits = splitsIn(loaded, a);
   if (!splits)
     return splits.status();
   p.schedule = schedule(a.batch, a.seqQ, *splits);
@@ -435,11 +606,16 @@ Status Kernel::launch(const FlashArgs &a, Stream stream) {
   // Rows of [batch, headsQ, seqQ]: what the splits write and the merge reads.
   const size_t rows = static_cast<size_t>(a.batch) * spec_.headsQ * a.seqQ;
   if (*splits > 1) {
-    Result<DevicePtr> ws = workspace(
-        stream, sizeof(float) * *splits * rows * (spec_.headDimV + 1));
-    if (!ws)
-      return ws.status();
-    p.partial_o = reinterpret_cast<float *>(*ws);
+    // The caller's memory: a launch neither allocates nor synchronizes.
+    size_t needed = splitWorkspaceBytes(spec_, a, *splits);
+    if (!a.workspace || a.workspaceBytes < needed)
+      return invalid("kernel " + spec_.name + " splits this launch " +
+                     std::to_string(*splits) + " ways and needs " +
+                     std::to_string(needed) + " bytes of workspace; got " +
+                     std::to_string(a.workspace ? a.workspaceBytes : 0) +
+                     " (FlashArgs::workspace, sized by "
+                     "Kernel::workspaceBytes; or splits = 1)");
+    p.partial_o = reinterpret_cast<float *>(a.workspace);
     p.partial_lse = p.partial_o + *splits * rows * spec_.headDimV;
   }
   // The merge reads the rows unpacked.
@@ -457,33 +633,33 @@ Status Kernel::launch(const FlashArgs &a, Stream stream) {
     p.seq_q = group;
   }
 
-  Driver *driver = *Driver::get();
-  const KernelVariant *variant = findKernelVariant(spec_.variant);
   Status launched;
-  if (variant && variant->persistent) {
+  if (const KernelVariant *variant = findKernelVariant(spec_.variant);
+      variant && variant->persistent) {
     // One block per SM loops over the work tiles; TMA reads q, k and v
     // through tensor maps of the launch's views.
     TmaMaps maps;
-    if (Status s = encodeTmaMaps(p, maps); !s)
+    if (Status s = encodeTmaMaps(*driver, p, maps); !s)
       return s;
-    const long long slots = static_cast<long long>(driver->device().multiprocessors) *
-                            std::max(residentPerSm_.load(), 1);
+    const long long slots =
+        static_cast<long long>(loaded.device->multiprocessors) *
+        std::max(loaded.residentPerSm, 1);
     const unsigned blocks = static_cast<unsigned>(
         std::min<long long>(p.schedule.numTiles(), slots));
     void *args[] = {&p, &maps};
-    launched = driver->launch(*fn, blocks, 1, 1, spec_.threads,
+    launched = driver->launch(loaded.function, blocks, 1, 1, spec_.threads,
                               spec_.sharedBytes, stream, args);
   } else {
     void *args[] = {&p};
-    launched = driver->launch(*fn, static_cast<unsigned>(p.schedule.numTiles()),
-                              1, 1, spec_.threads, spec_.sharedBytes, stream,
-                              args);
+    launched = driver->launch(loaded.function,
+                              static_cast<unsigned>(p.schedule.numTiles()), 1,
+                              1, spec_.threads, spec_.sharedBytes, stream, args);
   }
   if (!launched || p.schedule.splits == 1)
     return launched;
   constexpr int kRowsPerBlock = kCombineThreads / 32;
   void *combineArgs[] = {&combineParams};
-  return driver->launch(combine_,
+  return driver->launch(loaded.combine,
                         static_cast<unsigned>((rows + kRowsPerBlock - 1) / kRowsPerBlock),
                         1, 1, kCombineThreads, 0, stream, combineArgs);
 }
@@ -505,12 +681,18 @@ Status Kernel::validate(const GraphArgs &a) const {
   return Status::ok();
 }
 
-Status Kernel::launch(const GraphArgs &a, Stream stream) {
+Status Kernel::launch(const GraphArgs &a, Stream stream, Device device) {
   if (Status s = validate(a); !s)
     return s;
-  Result<void *> fn = function();
-  if (!fn)
-    return fn.status();
+  Result<Driver *> driver = Driver::get();
+  if (!driver)
+    return driver.status();
+  Result<ContextScope> scope = (*driver)->enter(device);
+  if (!scope)
+    return scope.status();
+  Result<Loaded *> loaded = loadedIn(scope->context(), stream, true);
+  if (!loaded)
+    return loaded.status();
   GraphParams p = {};
   for (size_t i = 0; i < a.inputs.size(); ++i) {
     p.in[i] = a.inputs[i].data;
@@ -524,9 +706,9 @@ Status Kernel::launch(const GraphArgs &a, Stream stream) {
   for (int d = 0; d < 4; ++d)
     p.out_strides[d] = a.output.strides[d];
   void *args[] = {&p};
-  return (*Driver::get())
-      ->launch(*fn, spec_.grid[0], spec_.grid[1], spec_.grid[2], spec_.threads,
-               spec_.sharedBytes, stream, args);
+  return (*driver)->launch((*loaded)->function, spec_.grid[0], spec_.grid[1],
+                           spec_.grid[2], spec_.threads, spec_.sharedBytes,
+                           stream, args);
 }
 
 } // namespace attn

@@ -12,8 +12,11 @@
 #include "attn/Target/Cuda/KernelLayout.h"
 #include "attn/Transforms/Passes.h"
 
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/MathExtras.h"
+#include "llvm/Support/Mutex.h"
 
 #include <cmath>
 
@@ -34,7 +37,29 @@ std::optional<ArchInfo> lookupArch(StringRef name) {
   for (const ArchInfo &arch : archs)
     if (arch.name == name)
       return arch;
-  return std::nullopt;
+  // Newer GPUs (sm_100, sm_120, ...) run the sm80 variant: the shared
+  // memory of the smallest sm_8x part, which every later one has.
+  unsigned capability = 0;
+  StringRef digits = name;
+  if (!digits.consume_front("sm_") ||
+      digits.take_while(llvm::isDigit).getAsInteger(10, capability) ||
+      capability < 80)
+    return std::nullopt;
+  static llvm::sys::SmartMutex<true> mutex;
+  static llvm::StringSet<> names; // owns the names the results refer to
+  llvm::sys::SmartScopedLock<true> lock(mutex);
+  ArchInfo derived{names.insert(name).first->getKey(), int(capability), 128,
+                   101376, 102400};
+  derived.tuned = false;
+  return derived;
+}
+
+std::string unsupportedArchMessage(StringRef name) {
+  return ("attn cannot target '" + name +
+          "': its kernels need sm_80 or newer (A100: sm_80; A10, A40, RTX "
+          "30xx: sm_86; L4, L40, RTX 40xx: sm_89; H100, H200: sm_90a; newer "
+          "GPUs such as sm_100 or sm_120 run the sm80 kernels)")
+      .str();
 }
 
 namespace {
@@ -126,8 +151,9 @@ double modelThroughput(const KernelVariant &v, const TileConfig &c,
 bool archRuns(const KernelVariant &v, const ArchInfo &arch) {
   if (arch.computeCapability < v.minCapability)
     return false;
-  // Arch-specific features (wgmma, setmaxnreg) exist on sm_90a only.
-  return !v.archSpecific || arch.computeCapability == v.minCapability;
+  // Arch-specific features (wgmma, setmaxnreg) exist on sm_90a only (not on
+  // sm_90, nor on later GPUs).
+  return !v.archSpecific || arch.name == "sm_90a";
 }
 
 struct AttnSelectConfigPass
@@ -287,9 +313,7 @@ struct AttnSelectConfigPass
   void runOnOperation() override {
     std::optional<ArchInfo> info = lookupArch(arch);
     if (!info) {
-      getOperation()->emitError()
-          << "unknown arch '" << arch
-          << "'; expected sm_80, sm_86, sm_89 or sm_90a";
+      getOperation()->emitError() << unsupportedArchMessage(arch);
       return signalPassFailure();
     }
     if (!variant.empty() && !::attn::findKernelVariant(variant)) {
@@ -299,6 +323,10 @@ struct AttnSelectConfigPass
       return signalPassFailure();
     }
     WalkResult result = getOperation()->walk([&](FlashOp op) {
+      if (!info->tuned)
+        op.emitRemark() << "no tuned cost model for " << arch
+                        << ": using the sm80 variant (mma.sync) with "
+                           "conservative shared-memory limits";
       return failed(configure(op, *info)) ? WalkResult::interrupt()
                                           : WalkResult::advance();
     });

@@ -454,6 +454,7 @@ struct Launch {
   std::shared_ptr<attn::Kernel> kernel;
   std::function<attn::Status()> enqueue;
   std::optional<attn::FlashArgs> flashArgs; ///< for fused attention
+  std::shared_ptr<attn::DeviceBuffer> workspace; ///< split-KV partials
   attn::Kernel::Grid grid;
   double flops = 0, bytes = 0;
 };
@@ -555,6 +556,19 @@ attn::Result<Launch> prepareFlash(mlir::attn::FlashOp flash,
   l.flops = 2.0 * args.batch * spec.headsQ * double(args.seqQ) * args.seqKV *
             (spec.headDimQK + spec.headDimV) * density;
   l.bytes = tensorBytes(q) + tensorBytes(k) + tensorBytes(v) + tensorBytes(*out);
+  // The split-KV workspace: sized once, owned here (a launch never
+  // allocates).
+  auto workspaceBytes = kernel->workspaceBytes(args);
+  if (!workspaceBytes)
+    return workspaceBytes.status();
+  if (*workspaceBytes) {
+    auto workspace = attn::DeviceBuffer::allocate(*workspaceBytes);
+    if (!workspace)
+      return workspace.status();
+    l.workspace = std::make_shared<attn::DeviceBuffer>(std::move(*workspace));
+    args.workspace = l.workspace->get();
+    args.workspaceBytes = l.workspace->size();
+  }
   l.grid = kernel->grid(args.batch, args.seqQ);
   l.enqueue = [kernel, args] { return kernel->launch(args); };
   l.flashArgs = args;

@@ -1,7 +1,10 @@
 //===- Context.h - The JIT: build and launch kernels ------------*- C++ -*-===//
 //
-// spec -> build (NVRTC, cached; no GPU needed) -> launch (needs a GPU). All
-// heavy work happens in build; launch validates its arguments and enqueues.
+// spec -> build (NVRTC, cached; no GPU needed) -> load (once per CUDA
+// context) -> launch (needs a GPU). All heavy work happens in build and load;
+// launch validates its arguments and enqueues: it never compiles, allocates
+// or synchronizes, so it may be captured in a CUDA graph once the kernel is
+// loaded (Kernel::load) and given its workspace (Kernel::workspaceBytes).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,7 +18,6 @@
 #include "attn/params.h"
 
 #include <atomic>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -47,6 +49,11 @@ struct FlashArgs {
   /// element-wise (tiles outside the masks' reach are skipped, full ones
   /// are not masked).
   unsigned long long *tileStats = nullptr;
+  /// Device memory of at least Kernel::workspaceBytes(args) bytes (the
+  /// split-KV partials), used until the launch completes; 0 when that is 0.
+  /// The caller owns it, so that a CUDA graph's memory pool can.
+  DevicePtr workspace = 0;
+  size_t workspaceBytes = 0;
   /// Split-KV: blocks that share one query block's key tiles, merged by a
   /// second kernel. 0: Kernel::chooseSplits decides (it splits when the
   /// launch would not fill the GPU, as in decode); 1: never; N: N.
@@ -63,6 +70,7 @@ struct GraphArgs {
 };
 
 class Context;
+struct FlashParams;
 
 /// A compiled kernel: what it is, what it costs, and how to launch it.
 class Kernel {
@@ -104,48 +112,75 @@ public:
                           int multiprocessors, int residentPerSm);
   static constexpr int kMaxSplits = 32;
   static constexpr double kSplitEfficiency = 0.85;
-  /// The splits a launch with `args` uses (needs a GPU when args.splits is 0).
-  Result<int> splitsFor(const FlashArgs &args);
+  /// The splits a launch with `args` in `device` uses (needs a GPU when
+  /// args.splits is 0).
+  Result<int> splitsFor(const FlashArgs &args, Device device = {});
+  /// Bytes of workspace a launch with `args` on `stream` in `device` needs
+  /// (FlashArgs::workspace): 0 unless it splits.
+  Result<size_t> workspaceBytes(const FlashArgs &args, Stream stream = nullptr,
+                                Device device = {});
   int blockThreads() const { return spec_.threads; }
   /// Resident blocks per SM (needs a GPU).
-  Result<int> occupancy();
+  Result<int> occupancy(Device device = {});
   /// Registers per thread as the loaded module reports them (needs a GPU);
   /// ptxas' report in the compile log gives the same without one.
-  Result<int> loadedRegisters();
+  Result<int> loadedRegisters(Device device = {});
   /// Registers per thread: ptxas' report, or, where the compile log has
   /// none (NVRTC does not always print it), the loaded module's count.
   Result<int> registers();
 
-  /// Checks pointers, alignment, strides and sizes against the spec.
+  /// Loads the module into `device`'s context, once per context. A launch
+  /// loads it too, but not while its stream captures a CUDA graph: load (or
+  /// launch) before capturing.
+  Status load(Device device = {});
+
+  /// Checks sizes, alignment and strides against the spec (no GPU needed).
   Status validate(const FlashArgs &args) const;
-  /// Validates, loads the module on first use, and enqueues on `stream`.
-  Status launch(const FlashArgs &args, Stream stream = nullptr);
+  /// Validates, checks that every pointer is memory of the launch's device,
+  /// and enqueues on `stream` (a stream of `device`'s context).
+  Status launch(const FlashArgs &args, Stream stream = nullptr,
+                Device device = {});
 
   /// The same for a graph-op kernel (KernelKind::GraphOp).
   Status validate(const GraphArgs &args) const;
-  Status launch(const GraphArgs &args, Stream stream = nullptr);
+  Status launch(const GraphArgs &args, Stream stream = nullptr,
+                Device device = {});
+
+  ~Kernel();
 
 private:
   friend class Context;
-  Kernel() = default;
-  Result<void *> function();
+  Kernel();
+  /// The module in one CUDA context.
+  struct Loaded {
+    void *context = nullptr;
+    int ordinal = 0;
+    const DeviceInfo *device = nullptr;
+    void *module = nullptr;
+    void *function = nullptr;
+    void *combine = nullptr; ///< the split-KV merge kernel (fused attention)
+    int residentPerSm = 0;
+  };
+  /// The kernel loaded in `context`, the current one (of a ContextScope);
+  /// loads it there first, unless `checkCapture` finds `stream` capturing
+  /// a CUDA graph.
+  Result<Loaded *> loadedIn(void *context, Stream stream, bool checkCapture);
+  Result<int> splitsIn(Loaded &loaded, const FlashArgs &args) const;
+  Status checkPointers(const FlashArgs &args, int ordinal) const;
   /// The TMA descriptors of q, k and v for a persistent kernel's launch.
-  Status encodeTmaMaps(const FlashParams &params, TmaMaps &maps) const;
-  /// The split-KV workspace of `stream`, at least `bytes`: launches on one
-  /// stream are ordered, so each stream needs one buffer, not each launch.
-  Result<DevicePtr> workspace(Stream stream, size_t bytes);
+  Status encodeTmaMaps(Driver &driver, const FlashParams &params,
+                       TmaMaps &maps) const;
 
   KernelSpec spec_;
   std::string arch_, cacheKey_;
   std::shared_ptr<const CacheEntry> entry_;
   CacheOutcome outcome_ = CacheOutcome::Miss;
   double buildMs_ = 0;
+  /// FlashParams' fields that the spec fixes, filled at build.
+  std::unique_ptr<FlashParams> baseParams_;
   std::mutex loadMutex_;
-  void *function_ = nullptr;
-  void *combine_ = nullptr; ///< the split-KV merge kernel (fused attention)
-  std::atomic<int> residentPerSm_{0}; ///< occupancy, once known
-  std::mutex workspaceMutex_;
-  std::map<Stream, DeviceBuffer> workspaces_;
+  std::vector<std::unique_ptr<Loaded>> loaded_;
+  std::atomic<Loaded *> lastLoaded_{nullptr};
 };
 
 /// Owns the compile options, the caches and (lazily) the driver.
@@ -167,7 +202,7 @@ public:
 
   const std::string &arch() const { return arch_; }
   Cache &cache() { return *cache_; }
-  /// The GPU, or NoDevice.
+  /// The default GPU ($ATTN_DEVICE, or 0), or NoDevice.
   static Result<DeviceInfo> device();
 
 private:

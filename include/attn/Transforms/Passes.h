@@ -20,10 +20,15 @@ struct ArchInfo {
   int numSMs;               ///< multiprocessors of the reference part
   int64_t maxSharedPerBlock; ///< bytes, opt-in limit
   int64_t maxSharedPerSM;   ///< bytes
+  bool tuned = true;        ///< false: derived for a GPU newer than sm_90a
 };
 
-/// The architectures --attn-select-config knows, or nullopt.
+/// The architectures --attn-select-config knows; a newer one (sm_100,
+/// sm_120, ...) derived from its compute capability; nullopt below sm_80.
 std::optional<ArchInfo> lookupArch(llvm::StringRef name);
+
+/// Why `name` is no target, naming the GPUs attn supports.
+std::string unsupportedArchMessage(llvm::StringRef name);
 
 /// Registers --attn-pipeline.
 void registerAttnPipelines();
