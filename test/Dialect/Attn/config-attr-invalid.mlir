@@ -37,3 +37,8 @@ func.func private @f() attributes {c = #attn.config<variant = "sm90", block_m = 
 
 // expected-error @+1 {{sm90 needs block_n 64, 128, 192 or 256 (one wgmma N), got 96}}
 func.func private @f() attributes {c = #attn.config<variant = "sm90", block_m = 128, block_n = 96, num_warps = 8, stages = 2>}
+
+// -----
+
+// expected-error @+1 {{block_m and block_n must be at most 1024, got 4294967360 and 64}}
+func.func private @f() attributes {c = #attn.config<variant = "sm80", block_m = 4294967360, block_n = 64, num_warps = 4, stages = 2>}

@@ -8,6 +8,9 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <cstdint>
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::attn;
 
@@ -109,6 +112,11 @@ MaskAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
   if (windowLeft < -1 || windowRight < -1)
     return emitError() << "window bounds must be -1 (unbounded) or >= 0, got ["
                        << windowLeft << ", " << windowRight << "]";
+  // The kernels take the bounds as 32-bit integers.
+  constexpr int64_t maxBound = std::numeric_limits<int32_t>::max();
+  if (windowLeft > maxBound || windowRight > maxBound)
+    return emitError() << "window bounds must be at most " << maxBound
+                       << ", got [" << windowLeft << ", " << windowRight << "]";
   bool window = windowLeft >= 0 || windowRight >= 0;
   if (bottomRight && !causal && !window)
     return emitError()
@@ -145,6 +153,12 @@ ConfigAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
   if (blockN <= 0 || blockN % 16 != 0)
     return emitError() << "block_n must be a positive multiple of 16, got "
                        << blockN;
+  // Bounded so that the kernel's 32-bit constants and the resource model's
+  // products cannot overflow; no GPU holds a larger tile.
+  constexpr int64_t maxTile = 1024;
+  if (blockM > maxTile || blockN > maxTile)
+    return emitError() << "block_m and block_n must be at most " << maxTile
+                       << ", got " << blockM << " and " << blockN;
   if (stages < 1 || stages > 4)
     return emitError() << "stages must be between 1 and 4, got " << stages;
   if (variant == "sm90") {
