@@ -8,6 +8,7 @@
 
 #include "attn/API/CompileModule.h"
 #include "attn/Support/Dialects.h"
+#include "attn/Support/ElementTypes.h"
 #include "attn/Support/Parser.h"
 #include "attn/Transforms/Passes.h"
 #include "attn/attn.h"
@@ -18,6 +19,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
+
+#include <type_traits>
 
 using namespace attn;
 
@@ -175,6 +178,26 @@ TEST(OnePlace, ThePipelineBuilderFusesOrLowers) {
   std::string unfused = pipelineText(options);
   EXPECT_TRUE(contains(unfused, "attn-lower-unfused")) << unfused;
   EXPECT_FALSE(contains(unfused, "attn-fuse")) << unfused;
+}
+
+TEST(OnePlace, OneElementTypeFromTheDialectToTheApi) {
+  // attn::DataType (the API) is the runtime's enumeration, not a copy.
+  static_assert(std::is_same_v<DataType, ElementType>);
+  mlir::MLIRContext context;
+  for (ElementType element : {ElementType::F16, ElementType::BF16,
+                              ElementType::F32, ElementType::I32,
+                              ElementType::Bool}) {
+    mlir::Type type = mlir::attn::toMLIRType(element, &context);
+    EXPECT_EQ(mlir::attn::toElementType(type), element)
+        << elementTypeName(element);
+    std::string printed;
+    llvm::raw_string_ostream os(printed);
+    os << type;
+    EXPECT_EQ(printed, elementTypeName(element));
+  }
+  EXPECT_EQ(elementTypeBytes(ElementType::Bool), 1);
+  EXPECT_EQ(elementTypeBytes(ElementType::I32), 4);
+  EXPECT_FALSE(mlir::attn::toElementType(mlir::IndexType::get(&context)));
 }
 
 } // namespace
