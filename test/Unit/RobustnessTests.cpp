@@ -200,4 +200,86 @@ TEST(OnePlace, OneElementTypeFromTheDialectToTheApi) {
   EXPECT_FALSE(mlir::attn::toElementType(mlir::IndexType::get(&context)));
 }
 
+/// A kernel with dynamic batch and lengths, `heads` heads of 64 and 16-row
+/// tiles, and arguments of `batch` x `seqQ` that validate() cannot tell
+/// from device pointers.
+struct GridFixture {
+  std::shared_ptr<Kernel> kernel;
+  FlashArgs args;
+  std::vector<char> storage = std::vector<char>(256);
+
+  GridFixture(Context &ctx, int heads) {
+    std::string t = "tensor<?x" + std::to_string(heads) + "x?x64xbf16>";
+    std::string text =
+        "func.func @f(%q: " + t + ", %k: " + t + ", %v: " + t + ") -> " + t +
+        " {\n  %o = attn.flash %q, %k, %v {scale = 1.0 : f32, config = "
+        "#attn.config<variant = \"sm80\", block_m = 16, block_n = 64, "
+        "num_warps = 1, stages = 1>} : " +
+        t + ", " + t + ", " + t + " -> " + t + "\n  return %o : " + t + "\n}\n";
+    auto compiled = compileSource(ctx, text);
+    EXPECT_TRUE(compiled.isOk()) << compiled.status().toString();
+    kernel = compiled->kernels[0];
+    char *base = storage.data() +
+                 (16 - reinterpret_cast<uintptr_t>(storage.data()) % 16) % 16;
+    TensorArg t4;
+    t4.data = base;
+    int64_t strides[4] = {0, 0, 64, 1};
+    std::copy(strides, strides + 4, t4.strides);
+    args.q = args.k = args.v = args.o = t4;
+    args.batch = 1;
+    args.seqQ = 16;
+    args.seqKV = 16;
+  }
+};
+
+TEST(LaunchGrid, BatchPastTheGridLimitIsAnError) {
+  auto ctx = memoryContext("sm_80");
+  GridFixture f(*ctx, 2);
+  ASSERT_TRUE(f.kernel->validate(f.args).isOk());
+  f.args.batch = 65535;
+  EXPECT_TRUE(f.kernel->validate(f.args).isOk());
+  // The grid's z (batch) was a cast of the batch: past 65535 the launch
+  // failed, and a static batch of 2^62 gave a grid of 0.
+  f.args.batch = 65536;
+  Status s = f.kernel->validate(f.args);
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_TRUE(contains(s.message(), "x 2 (heads) x 65536 (batch) blocks; CUDA "
+                                    "allows 2147483647 x 65535 x 65535"))
+      << s.message();
+}
+
+TEST(LaunchGrid, QueryBlocksTimesSplitsPastTheLimitIsAnError) {
+  auto ctx = memoryContext("sm_80");
+  GridFixture f(*ctx, 2);
+  f.args.seqQ = 2147483647;
+  f.args.splits = 1;
+  EXPECT_TRUE(f.kernel->validate(f.args).isOk());
+  f.args.splits = 32;
+  Status s = f.kernel->validate(f.args);
+  EXPECT_TRUE(contains(s.message(), "a grid of 4294967296 x 2 (heads)"))
+      << s.message();
+}
+
+TEST(LaunchGrid, HeadsPastTheGridLimitAreAnError) {
+  auto ctx = memoryContext("sm_80");
+  GridFixture f(*ctx, 70000);
+  Status s = f.kernel->validate(f.args);
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_TRUE(contains(s.message(), "x 70000 (heads) x 1 (batch)"))
+      << s.message();
+}
+
+TEST(LaunchGrid, AHandMadeSpecIsCheckedBeforeItIsDividedBy) {
+  auto ctx = memoryContext("sm_80");
+  GridFixture f(*ctx, 2);
+  KernelSpec spec = f.kernel->spec();
+  spec.headsKV = 0; // grid() and the kernel divide by it
+  auto kernel = ctx->build(spec);
+  ASSERT_TRUE(kernel.isOk()) << kernel.status().toString();
+  Status s = (*kernel)->validate(f.args);
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_TRUE(contains(s.message(), "has an invalid spec: heads 2/0"))
+      << s.message();
+}
+
 } // namespace
