@@ -473,6 +473,25 @@ LogicalResult KernelOp::verify() {
            arith::TruncFOp>(payload))
     return emitOpError() << "runs '" << payload->getName()
                          << "', which is not a graph op";
+  // The kernel binds its inputs to the op's operands by position: operand i
+  // must be input i (or an argument standing for the same value, as when
+  // an op reads one tensor twice).
+  if (payload->getNumOperands() != getInputs().size())
+    return emitOpError() << "'" << payload->getName() << "' has "
+                         << payload->getNumOperands() << " operands for "
+                         << getInputs().size() << " inputs";
+  for (auto [i, operand] : llvm::enumerate(payload->getOperands())) {
+    // A value from above is the isolation check's to report.
+    if (!getBody().isAncestor(operand.getParentRegion()))
+      continue;
+    auto arg = dyn_cast<BlockArgument>(operand);
+    if (!arg || arg.getOwner() != &block ||
+        getInputs()[arg.getArgNumber()] != getInputs()[i])
+      return emitOpError() << "operand " << i << " of '"
+                           << payload->getName()
+                           << "' must be body argument " << i
+                           << " (the kernel passes its inputs in order)";
+  }
   auto yield = cast<YieldOp>(block.back());
   if (yield.getValues().size() != 1 ||
       yield.getValues().front() != payload->getResult(0) ||
