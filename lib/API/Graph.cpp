@@ -57,6 +57,13 @@ Result<Graph::Tensor> Graph::sdpa(Tensor qRef, Tensor kRef, Tensor vRef,
     if (n->shape.size() != 4)
       return invalid("'" + n->name + "' has shape " + shapeText(n->shape) +
                      "; expected [batch, heads, seq, head_dim]");
+  // Checked before any division by a head count; the verifiers would
+  // reject the text anyway.
+  for (const Node *n : {&q, &k, &v})
+    for (int64_t extent : n->shape)
+      if (extent < 1 || extent > 2147483647)
+        return invalid("'" + n->name + "' has shape " + shapeText(n->shape) +
+                       "; extents must be between 1 and 2147483647");
   if (q.type != k.type || q.type != v.type ||
       (q.type != DataType::F16 && q.type != DataType::BF16))
     return invalid("q, k and v must be all f16 or all bf16");

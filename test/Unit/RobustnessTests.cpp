@@ -282,4 +282,21 @@ TEST(LaunchGrid, AHandMadeSpecIsCheckedBeforeItIsDividedBy) {
       << s.message();
 }
 
+TEST(GraphBuilder, ZeroHeadsAreAnErrorNotADivisionByZero) {
+  // q heads % k heads divided by zero (SIGFPE in the caller's process).
+  Graph g;
+  auto q = g.input("q", DataType::BF16, {1, 4, 64, 64});
+  auto k = g.input("k", DataType::BF16, {1, 0, 64, 64});
+  auto out = g.sdpa(q, k, k, {});
+  ASSERT_FALSE(out.isOk());
+  EXPECT_EQ(out.status().code(), StatusCode::InvalidArgument);
+  EXPECT_TRUE(contains(out.status().message(),
+                       "'k' has shape 1x0x64x64; extents must be between 1 "
+                       "and 2147483647"))
+      << out.status().message();
+  Graph h;
+  auto big = h.input("q", DataType::BF16, {1, 4294967297, 64, 64});
+  EXPECT_FALSE(h.sdpa(big, big, big, {}).isOk());
+}
+
 } // namespace
