@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call's worth of GPU work on the device machine (see README: the build
 # is made here, with LLVM linked statically, and carried there):
-#   scripts/device-run.sh [suite] [sanitize] [examples] [python] [bench] [tiles] [splits] [count]
+#   scripts/device-run.sh [suite] [sanitize] [examples] [python] [bench] [sass] [tiles] [splits] [count]
 # Logs go to $OUT (or /tmp/attn-device). Nothing here needs LLVM.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,23 +17,54 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noh
 for step in "${steps[@]}"; do
   echo "=== $step"
   case $step in
+  smoke)
+    # A few cases of the persistent kernel, each with a short timeout: a
+    # deadlock (a barrier never completed) ends the call here instead of
+    # timing out every later step.
+    hung=0
+    for t in hd128-bf16 causal persistent-many-tiles; do
+      timeout 60 "$build/bin/attn-run" --check --variant=sm90ws "$root/test/GPU/$t.mlir" > "$out/smoke-$t.log" 2>&1
+      status=$?
+      echo "smoke $t: exit $status $(grep -E '^check output' "$out/smoke-$t.log" | tr '\n' ' ')"
+      [[ $status -eq 124 ]] && hung=1
+    done
+    if [[ $hung -eq 1 ]]; then
+      echo "smoke: a kernel hung; skipping the remaining steps"
+      break
+    fi
+    ;;
   suite)
     "$root/scripts/gpu-tests.sh" "$build" 2>&1 | tee "$out/gpu-tests.log"
     [[ -x $build/test/Unit/AttnGPUTests ]] &&
       "$build/test/Unit/AttnGPUTests" 2>&1 | tail -n 4 | tee -a "$out/gpu-tests.log"
     ;;
   sanitize)
-    # Fused cases, then graph-op kernels of the unfused path (--unfused).
-    for t in seq7 hd72 keep transposed-k causal-bottom-right-fully-masked decode-gqa split-kv \
-             unfused/masks unfused/transposes; do
-      flags=--check
+    # Fused cases (the persistent warp-specialized kernel forced where the
+    # model would not pick it), then graph-op kernels of the unfused path.
+    cases=("seq7" "hd72" "keep" "transposed-k" "causal-bottom-right-fully-masked"
+           "decode-gqa" "split-kv" "unfused/masks" "unfused/transposes"
+           "persistent-many-tiles|--variant=sm90ws"
+           "persistent-few-tiles|--variant=sm90ws"
+           "persistent-causal-sq-ne-skv|--variant=sm90ws --block-n=96 --stages=3"
+           "split-kv|--variant=sm90ws --splits=7"
+           "decode-gqa|--variant=sm90ws --block-m=128 --block-n=64 --num-warps=12 --stages=2"
+           "seq1|--variant=sm90ws" "everything|--variant=sm90ws")
+    # SANITIZE_CASES="case|flags;case|flags" picks others.
+    [[ -n ${SANITIZE_CASES:-} ]] && IFS=';' read -ra cases <<<"$SANITIZE_CASES"
+    for c in "${cases[@]}"; do
+      t=${c%%|*}
+      extra=""
+      [[ $c == *"|"* ]] && extra=${c#*|}
+      flags="--check $extra"
       [[ $t == unfused/* ]] && flags="--unfused --check"
-      log="$out/san-${t//\//-}"
-      for tool in memcheck racecheck; do
-        printf '%-34s %-9s ' "$t" "$tool"
-        compute-sanitizer --tool "$tool" --error-exitcode 3 \
+      log="$out/san-${t//\//-}${extra:+-ws}"
+      tools=(memcheck racecheck)
+      [[ -n $extra ]] && tools+=(synccheck)
+      for tool in "${tools[@]}"; do
+        printf '%-34s %-9s %-28s ' "$t" "$tool" "$extra"
+        timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 3 \
           "$build/bin/attn-run" $flags "$root/test/GPU/$t.mlir" > "$log-$tool.log" 2>&1
-        echo "exit $? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log-$tool.log" | tail -n 1)"
+        echo "exit $? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|SYNCCHECK SUMMARY' "$log-$tool.log" | tail -n 1)"
       done
     done 2>&1 | tee "$out/sanitize.log"
     ;;
@@ -43,7 +74,20 @@ for step in "${steps[@]}"; do
     done 2>&1 | tee "$out/examples.log"
     ;;
   bench)
-    timeout 300 python3 "$root/bench/bench.py" --out "$out" ${BENCH_ARGS:-} 2>&1 | tee "$out/bench.log"
+    timeout ${BENCH_TIMEOUT:-300} python3 "$root/bench/bench.py" --out "$out" ${BENCH_ARGS:-} 2>&1 | tee "$out/bench.log"
+    ;;
+  sass)
+    # The SASS of the prefill kernel: TMA loads, wgmma, register
+    # reallocation, and no local memory.
+    mkdir -p /tmp/attn-sass
+    ATTN_DUMP_DIR=/tmp/attn-sass "$build/bin/attn-run" --no-disk-cache "$root/examples/sdpa.mlir" > /dev/null 2>&1
+    for cubin in /tmp/attn-sass/*.cubin; do
+      cuobjdump --dump-sass "$cubin" > "$out/$(basename "$cubin" .cubin).sass"
+      echo "$(basename "$cubin")"
+      for op in UTMALDG UTMASTG HGMMA USETMAXREG SYNCS LDL STL LDGSTS MUFU.EX2 BAR; do
+        printf '  %-10s %5d\n' "$op" "$(grep -c "$op" "$out/$(basename "$cubin" .cubin).sass")"
+      done
+    done 2>&1 | tee "$out/sass-mix.txt"
     ;;
   python)
     timeout 300 python3 -m pytest -q "$root/python/tests" 2>&1 | tee "$out/python.log"

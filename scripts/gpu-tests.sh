@@ -37,7 +37,8 @@ runFile() {
     mapfile -t literals < <(sed -n "s|^// $prefix: ||p" "$test" | grep -v -e '{{' -e '^check output')
     label="$name${args:+ [$args]}"
     start=$(date +%s%N)
-    output=$("$run" $args "$test" 2>&1)
+    # A hung kernel must not hang the suite.
+    output=$(timeout "${ATTN_GPU_TEST_TIMEOUT:-120}" "$run" $args "$test" 2>&1)
     status=$?
     elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
     passes=$(grep -c '^check output .*: PASS$' <<<"$output")

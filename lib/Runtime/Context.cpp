@@ -1,6 +1,7 @@
 //===- Context.cpp - The JIT: build and launch kernels --------------------===//
 
 #include "attn/Runtime/Context.h"
+#include "attn/Runtime/KernelVariants.h"
 #include "attn/Runtime/Nvrtc.h"
 #include "attn/Runtime/Templates.h"
 
@@ -79,13 +80,13 @@ static void dumpIfAsked(const KernelSpec &spec, const NvrtcOutput *output) {
 
 Result<std::shared_ptr<Kernel>> Context::build(const KernelSpec &spec) {
   auto start = std::chrono::steady_clock::now();
-  // wgmma exists only on the arch-specific sm_90a target.
-  if (spec.variant == "sm90" && arch_ != "sm_90a")
+  // wgmma and setmaxnreg exist only on the arch-specific sm_90a target.
+  if (const KernelVariant *variant = findKernelVariant(spec.variant);
+      variant && variant->archSpecific && arch_ != "sm_90a")
     return Status(StatusCode::Unsupported,
-                  "kernel " + spec.name +
-                      " uses the sm90 variant (wgmma), which needs sm_90a; "
-                      "this context targets " +
-                      arch_);
+                  "kernel " + spec.name + " uses the " + spec.variant +
+                      " variant (" + std::string(variant->summary) +
+                      "), which needs sm_90a; this context targets " + arch_);
   Result<Nvrtc *> nvrtc = Nvrtc::get();
   if (!nvrtc)
     return nvrtc.status();
@@ -130,6 +131,20 @@ bool Kernel::packsQueryHeads(int seqQ) const {
          !spec_.keep && !spec_.bias && !spec_.scoreMod;
 }
 
+RowPacking Kernel::rowPacking(int seqQ) const {
+  RowPacking packing;
+  if (packsQueryHeads(seqQ))
+    packing.group = spec_.headsQ / spec_.headsKV;
+  return packing;
+}
+
+TileSchedule Kernel::schedule(int batch, int seqQ, int splits) const {
+  const RowPacking packing = rowPacking(seqQ);
+  return makeTileSchedule(batch, packing.packed() ? spec_.headsKV : spec_.headsQ,
+                          packing.rows(seqQ), spec_.blockM, splits,
+                          spec_.causal || spec_.window);
+}
+
 Kernel::Grid Kernel::grid(int batch, int seqQ) const {
   Grid g;
   if (spec_.kind == KernelKind::GraphOp) {
@@ -138,12 +153,9 @@ Kernel::Grid Kernel::grid(int batch, int seqQ) const {
     g.z = spec_.grid[2];
     return g;
   }
-  // Packed: the rows of K/V head h are query heads h * group .. + group - 1.
-  bool packed = packsQueryHeads(seqQ);
-  int rows = packed ? spec_.headsQ / spec_.headsKV : seqQ;
-  g.x = static_cast<unsigned>((rows + spec_.blockM - 1) / spec_.blockM);
-  g.y = static_cast<unsigned>(packed ? spec_.headsKV : spec_.headsQ);
-  g.z = static_cast<unsigned>(batch);
+  // One block per work tile, decoded by the kernel with the same schedule.
+  g.x = static_cast<unsigned>(schedule(batch, seqQ, 1).numTiles());
+  g.y = g.z = 1;
   return g;
 }
 
@@ -220,8 +232,7 @@ Result<int> Kernel::splitsFor(const FlashArgs &a) {
       return resident.status();
     residentPerSm_ = std::max(*resident, 1);
   }
-  Grid g = grid(a.batch, a.seqQ);
-  long long blocks = static_cast<long long>(g.x) * g.y * g.z;
+  long long blocks = schedule(a.batch, a.seqQ, 1).numTiles();
   int tiles = (a.seqKV + spec_.blockN - 1) / spec_.blockN;
   return chooseSplits(blocks, tiles, (*Driver::get())->device().multiprocessors,
                       residentPerSm_);
@@ -358,6 +369,45 @@ Status Kernel::validate(const FlashArgs &a) const {
   return Status::ok();
 }
 
+Status Kernel::encodeTmaMaps(const FlashParams &p, TmaMaps &maps) const {
+  Driver *driver = *Driver::get();
+  const bool bf16 = spec_.element == ElementType::BF16;
+  // (head dim, sequence, head, batch) with the launch's strides; a stride
+  // of an extent-1 dimension is never used, but must be a valid one.
+  auto encode = [&](TensorMap &map, const char *name, const void *data,
+                    int headDim, int seq, int heads, const i64 strides[3],
+                    int rows) -> Status {
+    uint64_t dims[4] = {uint64_t(headDim), uint64_t(seq), uint64_t(heads),
+                        uint64_t(p.batch)};
+    uint64_t bytes[3] = {uint64_t(strides[2]) * 2, uint64_t(strides[1]) * 2,
+                         uint64_t(strides[0]) * 2};
+    uint64_t dense = uint64_t(headDim) * 2;
+    for (int d = 0; d < 3; ++d) {
+      if (dims[d + 1] == 1)
+        bytes[d] = (dense + 15) / 16 * 16;
+      dense = bytes[d] * dims[d + 1];
+    }
+    uint32_t box[4] = {64, uint32_t(rows), 1, 1};
+    Status s = driver->encodeTensorMap(&map, bf16, data, 4, dims, bytes, box);
+    if (!s)
+      return Status(s.code(), std::string("'") + name +
+                                  "' cannot be read by TMA (strides must be "
+                                  "multiples of 16 bytes below 2^40): " +
+                                  s.message());
+    return Status::ok();
+  };
+  if (Status s = encode(maps.q, "q", p.q, spec_.headDimQK, p.seq_q, p.heads_q,
+                        p.q_strides, spec_.blockM);
+      !s)
+    return s;
+  if (Status s = encode(maps.k, "k", p.k, spec_.headDimQK, p.seq_kv,
+                        p.heads_kv, p.k_strides, spec_.blockN);
+      !s)
+    return s;
+  return encode(maps.v, "v", p.v, spec_.headDimV, p.seq_kv, p.heads_kv,
+                p.v_strides, spec_.blockN);
+}
+
 Status Kernel::launch(const FlashArgs &a, Stream stream) {
   if (Status s = validate(a); !s)
     return s;
@@ -396,10 +446,16 @@ Status Kernel::launch(const FlashArgs &a, Stream stream) {
   p.window_right = spec_.windowRight;
   p.scale = spec_.scale;
   p.scale_log2 = spec_.scale * 1.4426950408889634f;
-  p.num_splits = 1;
   Result<int> splits = splitsFor(a);
   if (!splits)
     return splits.status();
+  p.schedule = schedule(a.batch, a.seqQ, *splits);
+  // One block per work tile; CUDA's grid takes at most 2^31 - 1 along x.
+  if (p.schedule.numTiles() > 0x7fffffffLL)
+    return invalid("the launch has " + std::to_string(p.schedule.numTiles()) +
+                   " work tiles (batch " + std::to_string(a.batch) +
+                   " x heads x query blocks x splits); CUDA allows 2147483647 "
+                   "blocks");
   // Rows of [batch, headsQ, seqQ]: what the splits write and the merge reads.
   const size_t rows = static_cast<size_t>(a.batch) * spec_.headsQ * a.seqQ;
   if (*splits > 1) {
@@ -407,17 +463,16 @@ Status Kernel::launch(const FlashArgs &a, Stream stream) {
         stream, sizeof(float) * *splits * rows * (spec_.headDimV + 1));
     if (!ws)
       return ws.status();
-    p.num_splits = *splits;
     p.partial_o = reinterpret_cast<float *>(*ws);
     p.partial_lse = p.partial_o + *splits * rows * spec_.headDimV;
   }
   // The merge reads the rows unpacked.
   FlashParams combineParams = p;
-  if (packsQueryHeads(a.seqQ)) {
+  if (RowPacking packing = rowPacking(a.seqQ); packing.packed()) {
     // One query per head: view q and o as [batch, headsKV, group, dim], whose
     // rows are heads (stride of a head). The logsumexp, [batch, headsQ, 1],
     // has the same layout either way.
-    int group = spec_.headsQ / spec_.headsKV;
+    const int group = packing.group;
     p.q_strides[1] = a.q.strides[1] * group;
     p.q_strides[2] = a.q.strides[1];
     p.o_strides[1] = a.o.strides[1] * group;
@@ -426,13 +481,30 @@ Status Kernel::launch(const FlashArgs &a, Stream stream) {
     p.seq_q = group;
   }
 
-  Grid g = grid(a.batch, a.seqQ);
-  void *args[] = {&p};
   Driver *driver = *Driver::get();
-  if (Status s = driver->launch(*fn, g.x * p.num_splits, g.y, g.z, spec_.threads,
-                                spec_.sharedBytes, stream, args);
-      !s || p.num_splits == 1)
-    return s;
+  const KernelVariant *variant = findKernelVariant(spec_.variant);
+  Status launched;
+  if (variant && variant->persistent) {
+    // One block per SM loops over the work tiles; TMA reads q, k and v
+    // through tensor maps of the launch's views.
+    TmaMaps maps;
+    if (Status s = encodeTmaMaps(p, maps); !s)
+      return s;
+    const long long slots = static_cast<long long>(driver->device().multiprocessors) *
+                            std::max(residentPerSm_.load(), 1);
+    const unsigned blocks = static_cast<unsigned>(
+        std::min<long long>(p.schedule.numTiles(), slots));
+    void *args[] = {&p, &maps};
+    launched = driver->launch(*fn, blocks, 1, 1, spec_.threads,
+                              spec_.sharedBytes, stream, args);
+  } else {
+    void *args[] = {&p};
+    launched = driver->launch(*fn, static_cast<unsigned>(p.schedule.numTiles()),
+                              1, 1, spec_.threads, spec_.sharedBytes, stream,
+                              args);
+  }
+  if (!launched || p.schedule.splits == 1)
+    return launched;
   constexpr int kRowsPerBlock = kCombineThreads / 32;
   void *combineArgs[] = {&combineParams};
   return driver->launch(combine_,

@@ -43,6 +43,12 @@ struct Driver::Api {
   CUresult (*eventRecord)(CUevent, CUstream);
   CUresult (*eventSynchronize)(CUevent);
   CUresult (*eventElapsedTime)(float *, CUevent, CUevent);
+  CUresult (*tensorMapEncodeTiled)(CUtensorMap *, CUtensorMapDataType,
+                                   cuuint32_t, void *, const cuuint64_t *,
+                                   const cuuint64_t *, const cuuint32_t *,
+                                   const cuuint32_t *, CUtensorMapInterleave,
+                                   CUtensorMapSwizzle, CUtensorMapL2promotion,
+                                   CUtensorMapFloatOOBfill);
 };
 
 std::string DeviceInfo::arch() const {
@@ -116,6 +122,7 @@ Result<Driver *> Driver::get() {
     library.bind(api->eventRecord, "cuEventRecord");
     library.bind(api->eventSynchronize, "cuEventSynchronize");
     library.bind(api->eventElapsedTime, "cuEventElapsedTime");
+    library.bind(api->tensorMapEncodeTiled, "cuTensorMapEncodeTiled");
     if (!library.missing().empty()) {
       failure = Status(StatusCode::NoDevice,
                        "libcuda.so.1 lacks " + library.missing() +
@@ -189,6 +196,29 @@ Result<Driver *> Driver::get() {
   // The primary context must be current on every thread that uses it.
   instance->api_->ctxSetCurrent(static_cast<CUcontext>(instance->context_));
   return instance.get();
+}
+
+Status Driver::encodeTensorMap(void *map, bool bf16, const void *address,
+                               int rank, const uint64_t *dims,
+                               const uint64_t *strideBytes,
+                               const uint32_t *box) {
+  static_assert(sizeof(CUtensorMap) == 128, "a tensor map is 128 bytes");
+  if (reinterpret_cast<uintptr_t>(map) % 64)
+    return Status(StatusCode::InvalidArgument,
+                  "a tensor map must be 64-byte aligned");
+  const cuuint32_t elementStrides[5] = {1, 1, 1, 1, 1};
+  return check(api_->tensorMapEncodeTiled(
+                   static_cast<CUtensorMap *>(map),
+                   bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                        : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+                   static_cast<cuuint32_t>(rank), const_cast<void *>(address),
+                   reinterpret_cast<const cuuint64_t *>(dims),
+                   reinterpret_cast<const cuuint64_t *>(strideBytes),
+                   reinterpret_cast<const cuuint32_t *>(box), elementStrides,
+                   CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                   CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+               "cuTensorMapEncodeTiled");
 }
 
 Result<void *> Driver::loadModule(const std::string &cubin) {

@@ -2,6 +2,8 @@
 
 #include "attn/attn.h"
 
+#include <set>
+#include <tuple>
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -86,16 +88,23 @@ TEST(Compile, GraphBecomesOneConfiguredKernel) {
   EXPECT_TRUE(spec.causal);
   EXPECT_TRUE(spec.keyPadding);
   EXPECT_TRUE(spec.scoreMod);
-  // Head dim 128 on sm_90a: the wgmma variant.
-  EXPECT_EQ(spec.variant, "sm90");
+  // Head dim 128 on sm_90a: the warp-specialized wgmma variant.
+  EXPECT_EQ(spec.variant, "sm90ws");
   EXPECT_NE(spec.source.find("tanhf"), std::string::npos);
   EXPECT_EQ(compiled->kernels[0]->ptxas().spillStoreBytes, 0);
   EXPECT_GT(compiled->kernels[0]->ptxas().registers, 0);
   EXPECT_NE(compiled->loweredIR.find("attn.flash"), std::string::npos);
+  TileSchedule schedule = compiled->kernels[0]->schedule(2, 512, 1);
+  const int mBlocks = (512 + spec.blockM - 1) / spec.blockM;
+  EXPECT_EQ(schedule.mBlocks, mBlocks);
+  EXPECT_EQ(schedule.heads, 32);
+  EXPECT_EQ(schedule.batch, 2);
+  EXPECT_EQ(schedule.order, TileOrder::LongestFirst); // causal
+  // One block per work tile.
   auto grid = compiled->kernels[0]->grid(2, 512);
-  EXPECT_EQ(grid.x, unsigned((512 + spec.blockM - 1) / spec.blockM));
-  EXPECT_EQ(grid.y, 32u);
-  EXPECT_EQ(grid.z, 2u);
+  EXPECT_EQ(grid.x, unsigned(2 * 32 * mBlocks));
+  EXPECT_EQ(grid.y, 1u);
+  EXPECT_EQ(grid.z, 1u);
 }
 
 TEST(Compile, VariantOverrideAndItsArch) {
@@ -320,18 +329,59 @@ TEST(Kernel, OneTokenDecodePacksTheQueryHeadsOfAKvHead) {
   ASSERT_TRUE(plain.isOk()) << plain.status().toString();
   const Kernel &kernel = *plain->kernels[0];
   EXPECT_TRUE(kernel.packsQueryHeads(1));
-  Kernel::Grid packed = kernel.grid(2, 1);
-  EXPECT_EQ(packed.x, 1u); // 4 query heads in one block of rows
-  EXPECT_EQ(packed.y, 2u); // one block per K/V head
-  EXPECT_EQ(packed.z, 2u);
+  TileSchedule packed = kernel.schedule(2, 1, 1);
+  EXPECT_EQ(packed.mBlocks, 1); // 4 query heads in one block of rows
+  EXPECT_EQ(packed.heads, 2);   // one block per K/V head
+  EXPECT_EQ(packed.batch, 2);
+  EXPECT_EQ(kernel.rowPacking(1).group, 4);
+  EXPECT_EQ(kernel.grid(2, 1).x, 4u);
   // More than one query per head: rows are queries again.
   EXPECT_FALSE(kernel.packsQueryHeads(5));
-  EXPECT_EQ(kernel.grid(2, 5).y, 8u);
+  EXPECT_EQ(kernel.schedule(2, 5, 1).heads, 8);
+  EXPECT_FALSE(kernel.rowPacking(5).packed());
   // A mask of the query's position would see heads as positions.
   auto causal = compileSource(*ctx, decodeModule(", mask = #attn.mask<causal>"));
   ASSERT_TRUE(causal.isOk()) << causal.status().toString();
   EXPECT_FALSE(causal->kernels[0]->packsQueryHeads(1));
-  EXPECT_EQ(causal->kernels[0]->grid(2, 1).y, 8u);
+  EXPECT_EQ(causal->kernels[0]->schedule(2, 1, 1).heads, 8);
+}
+
+// The schedule's decode is a bijection onto the work tiles, in the order it
+// promises: Forward keeps a head's m-blocks together; LongestFirst starts
+// every section's last m-block first, with its pairs fastest.
+TEST(TileSchedule, DecodesEveryTileOnceInItsOrder) {
+  for (bool longestFirst : {false, true})
+    for (int sectionPairs : {1, 3, 64}) {
+      TileSchedule s = makeTileSchedule(/*batch=*/3, /*heads=*/5, /*rows=*/70,
+                                        /*blockM=*/16, /*splits=*/2,
+                                        longestFirst, sectionPairs);
+      ASSERT_EQ(s.mBlocks, 5);
+      ASSERT_EQ(s.numTiles(), 3 * 5 * 5 * 2);
+      std::set<std::tuple<int, int, int, int>> seen;
+      for (int i = 0; i < s.numTiles(); ++i) {
+        WorkTile t = s.tile(i);
+        ASSERT_TRUE(t.b >= 0 && t.b < 3 && t.h >= 0 && t.h < 5 &&
+                    t.mBlock >= 0 && t.mBlock < 5 && t.split >= 0 &&
+                    t.split < 2);
+        EXPECT_EQ(t.split, i % 2); // the splits of a tile are neighbours
+        seen.insert({t.b, t.h, t.mBlock, t.split});
+      }
+      EXPECT_EQ(seen.size(), size_t(s.numTiles()));
+      WorkTile first = s.tile(0), second = s.tile(2);
+      if (!longestFirst) {
+        EXPECT_EQ(first.mBlock, 0);
+        EXPECT_EQ(second.mBlock, 1); // same head, next m-block
+        EXPECT_EQ(second.h, first.h);
+      } else {
+        EXPECT_EQ(first.mBlock, 4); // longest first
+        if (sectionPairs > 1) {
+          EXPECT_EQ(second.mBlock, 4); // the section's next pair
+          EXPECT_EQ(second.h, 1);
+        } else {
+          EXPECT_EQ(second.mBlock, 3);
+        }
+      }
+    }
 }
 
 TEST(Kernel, SplitsOnlyWhatDoesNotFillTheGpu) {

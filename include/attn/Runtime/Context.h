@@ -12,6 +12,7 @@
 #include "attn/Runtime/Driver.h"
 #include "attn/Runtime/KernelSpec.h"
 #include "attn/Runtime/Status.h"
+#include "attn/params.h"
 
 #include <atomic>
 #include <map>
@@ -78,9 +79,15 @@ public:
   struct Grid {
     unsigned x = 0, y = 0, z = 0;
   };
-  /// The launch grid: for attention, of `batch` and `seqQ`; a graph-op
-  /// kernel's is fixed by its shapes.
+  /// The launch grid without split-KV: for attention, one block per work
+  /// tile of `batch` and `seqQ` (schedule()); a graph-op kernel's is fixed
+  /// by its shapes.
   Grid grid(int batch, int seqQ) const;
+  /// The work tiles of a fused-attention launch and their order, as the
+  /// kernel decodes them (kernels-templates/attn/tile_scheduler.h).
+  TileSchedule schedule(int batch, int seqQ, int splits) const;
+  /// How the launch's rows map to queries (see packsQueryHeads).
+  RowPacking rowPacking(int seqQ) const;
   /// True if a launch with `seqQ` packs the query heads that share a K/V
   /// head into the rows of one block (one-token decode with GQA/MQA and no
   /// mask that depends on the query's position or head): K and V are then
@@ -122,6 +129,8 @@ private:
   friend class Context;
   Kernel() = default;
   Result<void *> function();
+  /// The TMA descriptors of q, k and v for a persistent kernel's launch.
+  Status encodeTmaMaps(const FlashParams &params, TmaMaps &maps) const;
   /// The split-KV workspace of `stream`, at least `bytes`: launches on one
   /// stream are ordered, so each stream needs one buffer, not each launch.
   Result<DevicePtr> workspace(Stream stream, size_t bytes);

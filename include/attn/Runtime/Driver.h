@@ -52,6 +52,15 @@ public:
 
   const DeviceInfo &device() const { return device_; }
 
+  /// Encodes a TMA descriptor (cuTensorMapEncodeTiled) of a 16-bit tensor
+  /// into the 128 bytes at `map` (64-byte aligned): `rank` dimensions,
+  /// innermost first, the byte strides of dimensions 1.., and the box one
+  /// copy moves; shared memory gets the 128-byte swizzle, elements outside
+  /// the tensor read as zeros. Needs no GPU work.
+  Status encodeTensorMap(void *map, bool bf16, const void *address, int rank,
+                         const uint64_t *dims, const uint64_t *strideBytes,
+                         const uint32_t *box);
+
   Result<void *> loadModule(const std::string &cubin);
   Result<void *> getFunction(void *module, const std::string &name);
   Status setDynamicShared(void *function, int bytes);

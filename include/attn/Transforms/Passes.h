@@ -25,12 +25,10 @@ struct ArchInfo {
 /// The architectures --attn-select-config knows, or nullopt.
 std::optional<ArchInfo> lookupArch(llvm::StringRef name);
 
-/// Registers a thread can hold (every arch attn targets).
-constexpr int64_t kMaxRegistersPerThread = 255;
-
 /// Checks the #attn.config of `op` (hand-written or chosen) against the
-/// shared-memory and register model of KernelLayout.h on `arch`; reports on
-/// the op and fails where it does not fit. Ops without a config pass.
+/// shared-memory and register model of its variant (KernelVariants.h) on
+/// `arch`; reports on the op and fails where it does not fit. Ops without a
+/// config pass.
 LogicalResult verifyConfigFits(FlashOp op, const ArchInfo &arch);
 
 /// What --attn-pipeline (and the C++ API's compile) runs.

@@ -2,6 +2,7 @@
 
 #include "attn/Dialect/Attn/IR/AttnAttrs.h"
 #include "attn/Dialect/Attn/IR/AttnDialect.h"
+#include "attn/Runtime/KernelVariants.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -129,7 +130,12 @@ MaskAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
 //===----------------------------------------------------------------------===//
 
 ArrayRef<StringRef> mlir::attn::getKnownVariants() {
-  static const StringRef variants[] = {"sm80", "sm90"};
+  static const SmallVector<StringRef> variants = [] {
+    SmallVector<StringRef> names;
+    for (const ::attn::KernelVariant &v : ::attn::kernelVariants())
+      names.push_back(StringRef(v.name.data(), v.name.size()));
+    return names;
+  }();
   return variants;
 }
 
@@ -137,40 +143,13 @@ LogicalResult
 ConfigAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
                    StringRef variant, int64_t blockM, int64_t blockN,
                    int64_t numWarps, int64_t stages) {
-  if (!llvm::is_contained(getKnownVariants(), variant)) {
-    InFlightDiagnostic diag = emitError();
-    diag << "unknown variant \"" << variant << "\"; known variants: ";
-    llvm::interleaveComma(getKnownVariants(), diag);
-    return diag;
-  }
-  if (!llvm::is_contained({1, 2, 4, 8}, numWarps))
-    return emitError() << "num_warps must be 1, 2, 4 or 8, got " << numWarps;
-  // Each warp owns 16 query rows of an m16n8k16 tile.
-  if (blockM <= 0 || blockM % (16 * numWarps) != 0)
-    return emitError() << "block_m must be a positive multiple of 16 * "
-                          "num_warps = "
-                       << 16 * numWarps << ", got " << blockM;
-  if (blockN <= 0 || blockN % 16 != 0)
-    return emitError() << "block_n must be a positive multiple of 16, got "
-                       << blockN;
-  // Bounded so that the kernel's 32-bit constants and the resource model's
-  // products cannot overflow; no GPU holds a larger tile.
-  constexpr int64_t maxTile = 1024;
-  if (blockM > maxTile || blockN > maxTile)
-    return emitError() << "block_m and block_n must be at most " << maxTile
-                       << ", got " << blockM << " and " << blockN;
-  if (stages < 1 || stages > 4)
-    return emitError() << "stages must be between 1 and 4, got " << stages;
-  if (variant == "sm90") {
-    // wgmma: a warpgroup (4 warps) owns 64 rows; S is one m64nN product.
-    if (numWarps % 4 != 0 || blockM != 16 * numWarps)
-      return emitError() << "sm90 needs whole warpgroups (num_warps 4 or 8) "
-                            "and block_m = 16 * num_warps, got block_m = "
-                         << blockM << ", num_warps = " << numWarps;
-    if (!llvm::is_contained({64, 128, 192, 256}, blockN))
-      return emitError() << "sm90 needs block_n 64, 128, 192 or 256 (one "
-                            "wgmma N), got "
-                         << blockN;
-  }
+  const ::attn::KernelVariant *v = ::attn::findKernelVariant(variant);
+  if (!v)
+    return emitError() << "unknown variant \"" << variant
+                       << "\"; known variants: "
+                       << ::attn::knownVariantNames();
+  std::string why = v->checkTiles({blockM, blockN, numWarps, stages});
+  if (!why.empty())
+    return emitError() << why;
   return success();
 }

@@ -1,6 +1,7 @@
 //===- AttnOps.cpp - attn operations --------------------------------------===//
 
 #include "attn/Dialect/Attn/IR/AttnOps.h"
+#include "attn/Runtime/KernelVariants.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -411,14 +412,16 @@ LogicalResult FlashOp::verify() {
                            << shapeString(type.getShape());
   }
 
-  if (ConfigAttr config = getConfigAttr();
-      config && config.getVariant() == "sm90" &&
-      (getTransposeK() || q.getDimSize(3) % 64 != 0 ||
-       v.getDimSize(3) % 64 != 0))
-    return emitOpError() << "variant sm90 needs head dims that are multiples "
-                            "of 64 and an untransposed k, got "
-                         << q.getDimSize(3) << "/" << v.getDimSize(3)
-                         << (getTransposeK() ? " with transpose_k" : "");
+  if (ConfigAttr config = getConfigAttr()) {
+    // The config verifier ensures the variant exists.
+    const ::attn::KernelVariant *variant =
+        ::attn::findKernelVariant(config.getVariant());
+    std::string why = variant->checkOperands(
+        {q.getDimSize(3), v.getDimSize(3), getTransposeK(), false});
+    if (!why.empty())
+      return emitOpError() << "variant " << config.getVariant() << " needs "
+                           << why;
+  }
 
   float scale = getScale().convertToFloat();
   if (!std::isfinite(scale))
