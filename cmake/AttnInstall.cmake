@@ -26,7 +26,7 @@ install(TARGETS attn_c EXPORT attnCTargets
 install(EXPORT attnCTargets NAMESPACE attn:: DESTINATION ${ATTN_INSTALL_CMAKEDIR})
 
 set(ATTN_CXX_LIBRARIES AttnAPI AttnRuntime MLIRAttnDialect MLIRAttnTargetCuda
-    MLIRAttnTransforms MLIRAttnReference)
+    MLIRAttnTransforms MLIRAttnReference MLIRAttnSupport)
 install(TARGETS ${ATTN_CXX_LIBRARIES} EXPORT attnTargets
         ARCHIVE DESTINATION ${ATTN_INSTALL_LIBDIR})
 install(EXPORT attnTargets NAMESPACE attn:: DESTINATION ${ATTN_INSTALL_CMAKEDIR})

@@ -61,7 +61,9 @@ Result<CompiledModule> compileSource(Context &context, const std::string &mlir,
 Result<CompiledModule> compileFile(Context &context, const std::string &path,
                                    const CompileOptions &options = {});
 
-enum class DataType { F16, BF16, F32, I32, Bool };
+/// The element type of a graph's tensors (one enumeration for the API, the
+/// runtime and the tools: attn/Runtime/ElementType.h).
+using DataType = ElementType;
 
 /// Builds an attention graph the way a framework exports one (matmul, scale,
 /// masks, softmax, matmul), so that compiling it exercises attn-fuse.

@@ -470,6 +470,30 @@ Status Kernel::validate(const FlashArgs &a) const {
   if (a.splits < 0)
     return invalid("splits must be 0 (the heuristic's), 1 or more; got " +
                    std::to_string(a.splits));
+  // A spec is a value anyone can fill in: what grid() divides by and what
+  // the kernel takes as int must be in range.
+  if (spec_.headsQ < 1 || spec_.headsKV < 1 || spec_.headsQ % spec_.headsKV ||
+      spec_.blockM < 1 || spec_.blockN < 1 || spec_.threads < 1 ||
+      spec_.threads > 1024)
+    return invalid("kernel " + spec_.name + " has an invalid spec: heads " +
+                   std::to_string(spec_.headsQ) + "/" +
+                   std::to_string(spec_.headsKV) + ", tile " +
+                   std::to_string(spec_.blockM) + "x" +
+                   std::to_string(spec_.blockN) + ", " +
+                   std::to_string(spec_.threads) + " threads");
+  // The grid as the launch computes it (grid(), times the requested
+  // splits), in 64 bits: CUDA allows 2^31 - 1 blocks along x and 65535
+  // along y (heads) and z (batch). A larger launch would be truncated.
+  bool packed = packsQueryHeads(a.seqQ);
+  int64_t rows = packed ? spec_.headsQ / spec_.headsKV : a.seqQ;
+  int64_t gridX = (rows + spec_.blockM - 1) / spec_.blockM *
+                  std::min(std::max(a.splits, 1), kMaxSplits);
+  int64_t gridY = packed ? spec_.headsKV : spec_.headsQ, gridZ = a.batch;
+  if (gridX > 2147483647 || gridY > 65535 || gridZ > 65535)
+    return invalid("the launch needs a grid of " + std::to_string(gridX) +
+                   " x " + std::to_string(gridY) + " (heads) x " +
+                   std::to_string(gridZ) +
+                   " (batch) blocks; CUDA allows 2147483647 x 65535 x 65535");
   return Status::ok();
 }
 

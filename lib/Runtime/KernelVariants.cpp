@@ -19,6 +19,12 @@ std::string str(int64_t v) { return std::to_string(v); }
 std::string checkCommonTiles(const TileConfig &t) {
   if (t.blockN <= 0 || t.blockN % 16 != 0)
     return "block_n must be a positive multiple of 16, got " + str(t.blockN);
+  // Bounded so that the kernel's 32-bit constants and the resource model's
+  // products cannot overflow; no GPU holds a larger tile.
+  constexpr int64_t maxTile = 1024;
+  if (t.blockM > maxTile || t.blockN > maxTile)
+    return "block_m and block_n must be at most " + str(maxTile) + ", got " +
+           str(t.blockM) + " and " + str(t.blockN);
   if (t.stages < 1 || t.stages > 4)
     return "stages must be between 1 and 4, got " + str(t.stages);
   return "";

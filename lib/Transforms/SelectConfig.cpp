@@ -189,6 +189,10 @@ struct AttnSelectConfigPass
     // still wants the tiles of a few rows.
     shape.batchHeads = q.isDynamicDim(0) ? 0 : q.getDimSize(0) * q.getDimSize(1);
     shape.queries = q.isDynamicDim(2) ? 0 : q.getDimSize(2);
+    // The model's choice saturates long before; clamped so that its
+    // products of 32-bit extents fit 64 bits.
+    shape.batchHeads = std::min<int64_t>(shape.batchHeads, 1 << 24);
+    shape.queries = std::min<int64_t>(shape.queries, 1 << 24);
 
     // Variants in the table's order of preference: the first that the
     // target runs, that supports the operands and has a fitting tile wins

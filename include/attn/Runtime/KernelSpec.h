@@ -9,19 +9,14 @@
 #ifndef ATTN_RUNTIME_KERNELSPEC_H
 #define ATTN_RUNTIME_KERNELSPEC_H
 
+#include "attn/Runtime/ElementType.h"
+
 #include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace attn {
-
-enum class ElementType { F16, BF16, F32 };
-
-/// The name of an element type as the dialect spells it ("bf16").
-const char *elementTypeName(ElementType type);
-/// Bytes per element.
-int elementTypeBytes(ElementType type);
 
 /// What a kernel computes: fused attention (FlashParams), or one graph op of
 /// the unfused path (GraphParams).

@@ -30,6 +30,29 @@ std::optional<ArchInfo> lookupArch(llvm::StringRef name);
 /// Why `name` is no target, naming the GPUs attn supports.
 std::string unsupportedArchMessage(llvm::StringRef name);
 
+/// Checks the #attn.config of `op` (hand-written or chosen) against the
+/// shared-memory and register model of its variant (KernelVariants.h) on
+/// `arch`; reports on the op and fails where it does not fit. Ops without a
+/// config pass.
+LogicalResult verifyConfigFits(FlashOp op, const ArchInfo &arch);
+
+/// What --attn-pipeline (and the C++ API's compile) runs.
+struct AttnPipelineOptions {
+  /// Target GPU for attn-select-config.
+  std::string arch = "sm_90a";
+  /// attn-select-config overrides: the variant ("" = the cost model's) and
+  /// the tiles (0 = the model's).
+  std::string variant;
+  int64_t blockM = 0, blockN = 0, numWarps = 0, stages = 0;
+  /// Instead of fusing and configuring, run every graph op as its own kernel
+  /// (attn-lower-unfused).
+  bool unfused = false;
+};
+
+/// Adds the pipeline to `pm`: canonicalize, then attn-fuse, canonicalize and
+/// attn-select-config, or attn-lower-unfused when `options.unfused`.
+void buildAttnPipeline(OpPassManager &pm, const AttnPipelineOptions &options);
+
 /// Registers --attn-pipeline.
 void registerAttnPipelines();
 

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "attn/Target/Cuda/EmitCuda.h"
+#include "attn/Support/ElementTypes.h"
 #include "attn/Target/Cuda/KernelLayout.h"
 #include "EmitHelpers.h"
 
@@ -274,12 +275,11 @@ std::string kernelName(const ::attn::KernelSpec &spec) {
 
 FailureOr<::attn::ElementType>
 mlir::attn::detail::elementTypeOf(Operation *op, Type type) {
-  if (type.isF16())
-    return ::attn::ElementType::F16;
-  if (type.isBF16())
-    return ::attn::ElementType::BF16;
-  if (type.isF32())
-    return ::attn::ElementType::F32;
+  std::optional<::attn::ElementType> element = toElementType(type);
+  if (element && (*element == ::attn::ElementType::F16 ||
+                  *element == ::attn::ElementType::BF16 ||
+                  *element == ::attn::ElementType::F32))
+    return *element;
   return op->emitOpError() << "has element type " << type
                            << ", which the kernels do not support";
 }
@@ -292,6 +292,10 @@ const char *mlir::attn::detail::templateElement(::attn::ElementType type) {
     return "attn::BF16";
   case ::attn::ElementType::F32:
     return "float";
+  case ::attn::ElementType::I32:
+    return "int";
+  case ::attn::ElementType::Bool:
+    return "bool";
   }
   return "";
 }

@@ -44,8 +44,23 @@ FailureOr<Shape4> rank4Shape(Operation *op, Type type, StringRef what) {
   return shape;
 }
 
+/// The element count, for shapes that checkElementCount accepted.
 int64_t numElements(const Shape4 &shape) {
   return shape[0] * shape[1] * shape[2] * shape[3];
+}
+
+/// Each extent fits 32 bits (the verifiers), but four of them can overflow
+/// the 64-bit element count (a grid of 0 blocks, once): reports on `op` and
+/// fails where the count of `what` does not fit.
+LogicalResult checkElementCount(Operation *op, const Shape4 &shape,
+                                StringRef what) {
+  int64_t count = 1;
+  for (int64_t extent : shape)
+    if (__builtin_mul_overflow(count, extent, &count))
+      return op->emitOpError()
+             << what << " has more than 2^63 elements; a graph-op kernel "
+             << "indexes them with 64-bit integers";
+  return success();
 }
 
 std::string shapeName(const Shape4 &shape) {
@@ -243,7 +258,8 @@ FailureOr<::attn::KernelSpec> mlir::attn::emitGraphKernel(KernelOp op) {
   Operation *payload = op.getPayload();
   FailureOr<Shape4> outShape =
       rank4Shape(op, op.getResult().getType(), "the result");
-  if (failed(outShape))
+  if (failed(outShape) ||
+      failed(checkElementCount(op, *outShape, "the result")))
     return failure();
   ::attn::KernelSpec spec;
   spec.kind = ::attn::KernelKind::GraphOp;
@@ -252,7 +268,8 @@ FailureOr<::attn::KernelSpec> mlir::attn::emitGraphKernel(KernelOp op) {
   for (auto [i, input] : llvm::enumerate(op.getInputs())) {
     FailureOr<Shape4> shape =
         rank4Shape(op, input.getType(), "input " + std::to_string(i));
-    if (failed(shape))
+    if (failed(shape) || failed(checkElementCount(
+                             op, *shape, "input " + std::to_string(i))))
       return failure();
     spec.inputShapes.push_back(*shape);
   }

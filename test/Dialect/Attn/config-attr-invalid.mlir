@@ -57,3 +57,8 @@ func.func private @f() attributes {c = #attn.config<variant = "sm90ws", block_m 
 
 // expected-error @+1 {{sm90ws needs at least 2 stages, got 1}}
 func.func private @f() attributes {c = #attn.config<variant = "sm90ws", block_m = 128, block_n = 128, num_warps = 12, stages = 1>}
+
+// -----
+
+// expected-error @+1 {{block_m and block_n must be at most 1024, got 4294967360 and 64}}
+func.func private @f() attributes {c = #attn.config<variant = "sm80", block_m = 4294967360, block_n = 64, num_warps = 4, stages = 2>}

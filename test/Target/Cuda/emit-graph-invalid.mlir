@@ -54,3 +54,17 @@ func.func @bf16_score_mod(%x: tensor<1x1x4x4xbf16>) -> tensor<1x1x4x4xbf16> {
   }
   return %y : tensor<1x1x4x4xbf16>
 }
+
+// -----
+
+// Four extents that each fit 32 bits overflow the 64-bit element count:
+// this was emitted with a grid of 0 blocks.
+func.func @elements_overflow(%x: tensor<65536x65536x65536x65536xf32>) -> tensor<65536x65536x65536x65536xf32> {
+  // expected-error @+1 {{'attn.kernel' op the result has more than 2^63 elements; a graph-op kernel indexes them with 64-bit integers}}
+  %y = attn.kernel "scale" in_place(%x) : (tensor<65536x65536x65536x65536xf32>) -> tensor<65536x65536x65536x65536xf32> {
+  ^bb0(%a: tensor<65536x65536x65536x65536xf32>):
+    %b = attn.scale %a {factor = 2.0 : f32} : tensor<65536x65536x65536x65536xf32>
+    attn.yield %b : tensor<65536x65536x65536x65536xf32>
+  }
+  return %y : tensor<65536x65536x65536x65536xf32>
+}

@@ -9,6 +9,9 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <cstdint>
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::attn;
 
@@ -110,6 +113,11 @@ MaskAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
   if (windowLeft < -1 || windowRight < -1)
     return emitError() << "window bounds must be -1 (unbounded) or >= 0, got ["
                        << windowLeft << ", " << windowRight << "]";
+  // The kernels take the bounds as 32-bit integers.
+  constexpr int64_t maxBound = std::numeric_limits<int32_t>::max();
+  if (windowLeft > maxBound || windowRight > maxBound)
+    return emitError() << "window bounds must be at most " << maxBound
+                       << ", got [" << windowLeft << ", " << windowRight << "]";
   bool window = windowLeft >= 0 || windowRight >= 0;
   if (bottomRight && !causal && !window)
     return emitError()

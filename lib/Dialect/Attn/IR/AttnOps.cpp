@@ -7,6 +7,8 @@
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include <cmath>
+#include <cstdint>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::attn;
@@ -34,6 +36,43 @@ static std::string shapeString(ArrayRef<int64_t> shape) {
 /// Two extents agree if either is dynamic or they are equal.
 static bool extentsAgree(int64_t a, int64_t b) {
   return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
+/// The kernels index with 32-bit integers (kernels-templates/attn/params.h),
+/// and a zero extent would divide by zero in the verifiers and emitters:
+/// every static extent must be between 1 and this.
+constexpr int64_t kMaxExtent = std::numeric_limits<int32_t>::max();
+
+/// Checks the static extents of `type` (a ranked tensor, else nothing to
+/// check), naming the value `name` and its dimensions `dimNames` where given.
+static LogicalResult verifyExtents(Operation *op, StringRef name, Type type,
+                                   ArrayRef<StringRef> dimNames = {}) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return success();
+  for (auto [dim, extent] : llvm::enumerate(tensor.getShape())) {
+    if (ShapedType::isDynamic(extent) || (extent >= 1 && extent <= kMaxExtent))
+      continue;
+    InFlightDiagnostic diag = op->emitOpError()
+                              << "'" << name << "' dimension " << dim;
+    if (dim < dimNames.size())
+      diag << " (" << dimNames[dim] << ")";
+    diag << " is " << extent << "; extents must be between 1 and "
+         << kMaxExtent;
+    return diag;
+  }
+  return success();
+}
+
+/// verifyExtents over (name, value) pairs; null values (absent optional
+/// operands) are skipped.
+static LogicalResult
+verifyExtents(Operation *op,
+              std::initializer_list<std::pair<StringRef, Value>> values) {
+  for (auto [name, value] : values)
+    if (value && failed(verifyExtents(op, name, value.getType())))
+      return failure();
+  return success();
 }
 
 /// Checks that the operand `name` broadcasts to `target`: same rank, each
@@ -105,6 +144,10 @@ static LogicalResult verifyMaskOperands(Operation *op, MaskAttr mask,
 static LogicalResult verifyScoreModBody(Operation *op, Region &body,
                                         Type scoreType) {
   Block &block = body.front();
+  // An empty block has no terminator to ask for.
+  auto yield = block.empty() ? YieldOp() : dyn_cast<YieldOp>(block.back());
+  if (!yield)
+    return op->emitOpError() << "score_mod region must end in attn.yield";
   if (block.getNumArguments() != 5)
     return op->emitOpError()
            << "score_mod region needs 5 arguments (score, b, h, q_idx, "
@@ -119,9 +162,6 @@ static LogicalResult verifyScoreModBody(Operation *op, Region &body,
       return op->emitOpError() << "score_mod argument " << i
                                << " must be index, got "
                                << block.getArgument(i).getType();
-  auto yield = dyn_cast<YieldOp>(block.getTerminator());
-  if (!yield)
-    return op->emitOpError() << "score_mod region must end in attn.yield";
   if (yield.getValues().size() != 1 ||
       yield.getValues().front().getType() != scoreType)
     return op->emitOpError()
@@ -134,6 +174,10 @@ static LogicalResult verifyScoreModBody(Operation *op, Region &body,
 //===----------------------------------------------------------------------===//
 
 LogicalResult MatmulOp::verify() {
+  if (failed(verifyExtents(*this, {{"lhs", getLhs()},
+                                   {"rhs", getRhs()},
+                                   {"result", getResult()}})))
+    return failure();
   RankedTensorType lhs = getLhs().getType(), rhs = getRhs().getType();
   RankedTensorType result = getResult().getType();
   int64_t rank = lhs.getRank();
@@ -195,6 +239,8 @@ LogicalResult MatmulOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ScaleOp::verify() {
+  if (failed(verifyExtents(*this, {{"input", getInput()}})))
+    return failure();
   float factor = getFactor().convertToFloat();
   if (!std::isfinite(factor))
     return emitOpError() << "factor must be finite, got " << factor;
@@ -206,6 +252,11 @@ LogicalResult ScaleOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult MaskOp::verify() {
+  if (failed(verifyExtents(*this, {{"input", getInput()},
+                                   {"lengths", getLengths()},
+                                   {"keep", getKeep()},
+                                   {"bias", getBias()}})))
+    return failure();
   RankedTensorType input = getInput().getType();
   if (input.getRank() != 4)
     return emitOpError() << "input must be a rank-4 score tensor [batch, "
@@ -222,6 +273,8 @@ LogicalResult MaskOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ScoreModOp::verify() {
+  if (failed(verifyExtents(*this, {{"input", getInput()}})))
+    return failure();
   RankedTensorType input = getInput().getType();
   if (input.getRank() != 4)
     return emitOpError() << "input must be a rank-4 score tensor [batch, "
@@ -235,6 +288,9 @@ LogicalResult ScoreModOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult SoftmaxOp::verify() {
+  if (failed(verifyExtents(*this, {{"input", getInput()},
+                                   {"result", getResult()}})))
+    return failure();
   RankedTensorType input = getInput().getType();
   int64_t dim = getDim(), rank = input.getRank();
   if (dim < -rank || dim >= rank)
@@ -272,6 +328,22 @@ LogicalResult FlashOp::verify() {
                            << "' must be rank 4 [batch, heads, seq, head_dim], "
                               "got shape "
                            << shapeString(type.getShape());
+  static const StringRef bhsd[] = {"batch", "heads", "seq", "head_dim"};
+  static const StringRef bhds[] = {"batch", "heads", "head_dim", "seq"};
+  for (auto [name, value] : {std::pair<StringRef, Value>{"q", getQ()},
+                             {"k", getK()},
+                             {"v", getV()},
+                             {"output", getOutput()}})
+    if (failed(verifyExtents(*this, name, value.getType(),
+                             name == "k" && getTransposeK()
+                                 ? ArrayRef<StringRef>(bhds)
+                                 : ArrayRef<StringRef>(bhsd))))
+      return failure();
+  if (failed(verifyExtents(*this, {{"lengths", getLengths()},
+                                   {"keep", getKeep()},
+                                   {"bias", getBias()},
+                                   {"lse", getLse()}})))
+    return failure();
   if (k.getElementType() != q.getElementType() ||
       v.getElementType() != q.getElementType())
     return emitOpError() << "q, k and v must share an element type, got "
@@ -373,6 +445,15 @@ LogicalResult FlashOp::verify() {
 
 LogicalResult KernelOp::verify() {
   Block &block = getBody().front();
+  // getPayload() starts from the terminator, which an empty block lacks.
+  if (block.empty() || !isa<YieldOp>(block.back()))
+    return emitOpError() << "body must end in attn.yield";
+  for (auto [i, input] : llvm::enumerate(getInputs()))
+    if (failed(verifyExtents(*this, "input " + std::to_string(i),
+                             input.getType())))
+      return failure();
+  if (failed(verifyExtents(*this, "result", getResult().getType())))
+    return failure();
   if (block.getNumArguments() != getInputs().size())
     return emitOpError() << "body has " << block.getNumArguments()
                          << " arguments for " << getInputs().size()
@@ -395,9 +476,26 @@ LogicalResult KernelOp::verify() {
            arith::TruncFOp>(payload))
     return emitOpError() << "runs '" << payload->getName()
                          << "', which is not a graph op";
-  auto yield = dyn_cast<YieldOp>(block.getTerminator());
-  if (!yield)
-    return emitOpError() << "body must end in attn.yield";
+  // The kernel binds its inputs to the op's operands by position: operand i
+  // must be input i (or an argument standing for the same value, as when
+  // an op reads one tensor twice).
+  if (payload->getNumOperands() != getInputs().size())
+    return emitOpError() << "'" << payload->getName() << "' has "
+                         << payload->getNumOperands() << " operands for "
+                         << getInputs().size() << " inputs";
+  for (auto [i, operand] : llvm::enumerate(payload->getOperands())) {
+    // A value from above is the isolation check's to report.
+    if (!getBody().isAncestor(operand.getParentRegion()))
+      continue;
+    auto arg = dyn_cast<BlockArgument>(operand);
+    if (!arg || arg.getOwner() != &block ||
+        getInputs()[arg.getArgNumber()] != getInputs()[i])
+      return emitOpError() << "operand " << i << " of '"
+                           << payload->getName()
+                           << "' must be body argument " << i
+                           << " (the kernel passes its inputs in order)";
+  }
+  auto yield = cast<YieldOp>(block.back());
   if (yield.getValues().size() != 1 ||
       yield.getValues().front() != payload->getResult(0) ||
       payload->getResult(0).getType() != getResult().getType())
