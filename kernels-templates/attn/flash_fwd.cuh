@@ -104,7 +104,7 @@ template <class C, class Mma> struct FlashForward {
           bool inside = q < p.seq_q && k < p.seq_kv;
           float x = s[mt][j][e] * p.scale;
           if (C::kScoreMod)
-            x = C::scoreMod(x, blk.b, blk.h, q, k);
+            x = C::scoreMod(x, blk.b, blk.h, q, k, p.score_mod_captures);
           if (C::kBias && inside)
             x += ElementIO<typename C::BiasElement>::load(
                 p.bias, blk.b * p.bias_strides[0] + blk.h * p.bias_strides[1] +

@@ -6,6 +6,9 @@
 #include <cstring>
 #include <string>
 
+static_assert(ATTN_MAX_SCORE_MOD_CAPTURES == attn::kMaxScoreModCaptures,
+              "the C API and the runtime disagree on score_mod captures");
+
 namespace {
 
 thread_local std::string lastError;
@@ -140,6 +143,8 @@ int attn_launch(attn_kernel *kernel, const attn_flash_args *args,
   a.keep = toArg(args->keep);
   a.bias = toArg(args->bias);
   a.splits = args->num_splits;
+  for (int i = 0; i < ATTN_MAX_SCORE_MOD_CAPTURES; ++i)
+    a.scoreModCaptures[i] = args->score_mod_captures[i];
   attn::Status s = kernel->kernel->launch(a, stream);
   return s ? ATTN_OK : report(s);
 }

@@ -16,11 +16,15 @@ import math
 import os
 import threading
 
-__all__ = ["sdpa", "AttnError", "softcap", "alibi", "kernel_info", "library"]
+__all__ = ["sdpa", "AttnError", "softcap", "alibi", "head_bias", "kernel_info", "library"]
 
 
 class AttnError(RuntimeError):
     """An attn compile or launch error, with attn's message."""
+
+
+# ATTN_MAX_SCORE_MOD_CAPTURES of attn-c/attn.h.
+_MAX_SCORE_MOD_CAPTURES = 4
 
 
 class _Tensor(ctypes.Structure):
@@ -33,6 +37,8 @@ class _FlashArgs(ctypes.Structure):
         ("q", _Tensor), ("k", _Tensor), ("v", _Tensor), ("o", _Tensor),
         ("lse", ctypes.c_void_p), ("lengths", ctypes.c_void_p),
         ("keep", _Tensor), ("bias", _Tensor), ("num_splits", ctypes.c_int32),
+        # score_mod captures (appended in attn-c/attn.h).
+        ("score_mod_captures", ctypes.c_void_p * _MAX_SCORE_MOD_CAPTURES),
     ]
 
 
@@ -133,8 +139,36 @@ def alibi(num_heads):
             "attn.yield %y : f32")
 
 
+def head_bias(num_heads):
+    """A score_mod body that adds a learned bias per query head: pass the
+    (num_heads,) float32 tensor as score_mod_captures=[bias]."""
+    return (f"%bias = tensor.extract %capture0[%h] : tensor<{num_heads}xf32>\n"
+            "%y = arith.addf %score, %bias : f32\n"
+            "attn.yield %y : f32")
+
+
+def _captures(torch, score_mod, tensors, device):
+    """The score_mod's captured tensors, contiguous on `device` (bool as
+    bytes), checked."""
+    tensors = list(tensors or ())
+    if tensors and not score_mod:
+        raise AttnError("score_mod_captures needs a score_mod")
+    if len(tensors) > _MAX_SCORE_MOD_CAPTURES:
+        raise AttnError(f"a score_mod reads at most {_MAX_SCORE_MOD_CAPTURES} tensors; got {len(tensors)}")
+    out = []
+    for i, c in enumerate(tensors):
+        if not isinstance(c, torch.Tensor) or c.device != device:
+            raise AttnError(f"score_mod capture {i} must be a tensor on {device}")
+        if c.dim() > 4 or c.numel() == 0:
+            raise AttnError(f"score_mod capture {i} must have rank <= 4 and elements; got shape {tuple(c.shape)}")
+        _dtype_name(torch, c.dtype)
+        out.append(c.contiguous())
+    return out
+
+
 def _dtype_name(torch, dtype):
-    names = {torch.float16: "f16", torch.bfloat16: "bf16", torch.float32: "f32", torch.bool: "i1"}
+    names = {torch.float16: "f16", torch.bfloat16: "bf16", torch.float32: "f32", torch.bool: "i1",
+             torch.int32: "i32", torch.int64: "i64"}
     if dtype not in names:
         raise AttnError(f"unsupported dtype {dtype}")
     return names[dtype]
@@ -154,7 +188,7 @@ def _broadcast4(torch, mask, b, h, sq, skv, what):
 
 
 def _mlir(dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_lengths,
-          keep, bias, score_mod, return_lse, sq=None):
+          keep, bias, score_mod, return_lse, sq=None, captures=()):
     """The attention as an attn.flash on dynamic batch and sequence sizes; sq,
     when given, fixes the query length."""
     def t(shape, el):
@@ -180,13 +214,22 @@ def _mlir(dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_leng
         args.append(f"%{name}: {t(shape, el)}")
         operands += f" {name}(%{name} : {t(shape, el)})"
         items.append(name)
+    # score_mod captures: function arguments %captured0.., the region's
+    # block arguments %capture0...
+    capture_types = [t(shape, el) for shape, el in captures]
+    for i, ct in enumerate(capture_types):
+        args.append(f"%captured{i}: {ct}")
+    if capture_types:
+        operands += (" captures(" + ", ".join(f"%captured{i}" for i in range(len(captures))) + " : " +
+                     ", ".join(capture_types) + ")")
     attrs = [f"scale = {scale!r} : f32"]
     if items:
         attrs.append(f"mask = #attn.mask<{', '.join(items)}>")
     region = ""
     if score_mod:
-        region = (" score_mod {\n  ^bb0(%score: f32, %b: index, %h: index, %q_idx: index, %kv_idx: index):\n    "
-                  + score_mod.replace("\n", "\n    ") + "\n  }")
+        extra = "".join(f", %capture{i}: {ct}" for i, ct in enumerate(capture_types))
+        region = (" score_mod {\n  ^bb0(%score: f32, %b: index, %h: index, %q_idx: index, %kv_idx: index"
+                  + extra + "):\n    " + score_mod.replace("\n", "\n    ") + "\n  }")
     out = t([None, hq, sq, dv], dtype)
     results = out + (f", {t([None, hq, sq], 'f32')}" if return_lse else "")
     names = "%o, %lse" if return_lse else "%o"
@@ -229,7 +272,7 @@ def _arg(t, strides=None):
 
 def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
          enable_gqa=False, *, window=None, bottom_right=False, lengths=None, score_mod=None,
-         return_lse=False, variant="", block_m=0, block_n=0, num_warps=0, stages=0, num_splits=0,
+         score_mod_captures=(), return_lse=False, variant="", block_m=0, block_n=0, num_warps=0, stages=0, num_splits=0,
          return_kernel=False):
     """torch.nn.functional.scaled_dot_product_attention on attn's kernels.
 
@@ -239,7 +282,10 @@ def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scal
     broadcastable to (B, Hq, L, S). Beyond torch: window=(left, right) sliding
     window, bottom_right to align causal/window to the last query, lengths
     (B,) int32 key padding, score_mod (an MLIR region body, see softcap and
-    alibi), return_lse for the natural-log logsumexp (B, Hq, L) in f32.
+    alibi), score_mod_captures (up to 4 CUDA tensors of float32, float16,
+    bfloat16, bool, int32 or int64 that the body reads as %capture0.. with
+    tensor.extract, like FlexAttention's captured buffers; see head_bias),
+    return_lse for the natural-log logsumexp (B, Hq, L) in f32.
     variant ("sm80", "sm90") and the tile sizes override the cost model;
     num_splits the split-KV count (0: the runtime's choice, 1: no split).
     Kernels are compiled once per specialization (dtypes, heads, head dims,
@@ -288,13 +334,16 @@ def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scal
     if window is not None:
         window = (int(window[0]), int(window[1]))
 
+    capture_ts = _captures(torch, score_mod, score_mod_captures, query.device)
+    captures = tuple((tuple(c.shape), _dtype_name(torch, c.dtype)) for c in capture_ts)
+
     static_sq = sq if sq <= _DECODE_QUERIES else None
     spec = (dtype, hq, hkv, dqk, dv, scale, bool(is_causal), bool(bottom_right), window,
             lengths is not None, keep, bias, score_mod, bool(return_lse), static_sq, variant, block_m, block_n,
-            num_warps, stages)
+            num_warps, stages, captures)
     handle = _kernel(spec, lambda: _mlir(dtype, hq, hkv, dqk, dv, scale, bool(is_causal), bool(bottom_right),
                                          window, lengths is not None, keep, bias, score_mod, bool(return_lse),
-                                         static_sq),
+                                         static_sq, captures),
                      variant, (block_m, block_n, num_warps, stages))
 
     out = torch.empty((b, hq, sq, dv), device=query.device, dtype=query.dtype)
@@ -305,6 +354,8 @@ def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scal
     args.lse = lse.data_ptr() if lse is not None else None
     args.lengths = lengths.data_ptr() if lengths is not None else None
     args.num_splits = int(num_splits)
+    for i, c in enumerate(capture_ts):
+        args.score_mod_captures[i] = c.data_ptr()
     for t, field in ((keep_t, "keep"), (bias_t, "bias")):
         if t is not None:
             if t.dtype == torch.bool:
