@@ -57,7 +57,7 @@ Result<CompiledModule> compileSource(Context &context, const std::string &mlir,
 Result<CompiledModule> compileFile(Context &context, const std::string &path,
                                    const CompileOptions &options = {});
 
-enum class DataType { F16, BF16, F32, I32, Bool };
+enum class DataType { F16, BF16, F32, I32, I64, Bool };
 
 /// Builds an attention graph the way a framework exports one (matmul, scale,
 /// masks, softmax, matmul), so that compiling it exercises attn-fuse.

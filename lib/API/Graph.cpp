@@ -24,6 +24,7 @@ const char *typeName(DataType type) {
   case DataType::BF16: return "bf16";
   case DataType::F32: return "f32";
   case DataType::I32: return "i32";
+  case DataType::I64: return "i64";
   case DataType::Bool: return "i1";
   }
   return "?";
