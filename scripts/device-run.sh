@@ -25,7 +25,7 @@ for step in "${steps[@]}"; do
   sanitize)
     # Fused cases, then graph-op kernels of the unfused path (--unfused).
     for t in seq7 hd72 keep transposed-k causal-bottom-right-fully-masked decode-gqa split-kv \
-             unfused/masks unfused/transposes; do
+             unfused/masks unfused/transposes score-mod/captures score-mod/captures-flash-gqa; do
       flags=--check
       [[ $t == unfused/* ]] && flags="--unfused --check"
       log="$out/san-${t//\//-}"

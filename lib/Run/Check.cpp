@@ -33,20 +33,59 @@ OutputCheck checkOutput(const HostTensor &got, const HostTensor &expected,
   return c;
 }
 
-Result<CheckResult> checkAgainstReference(mlir::func::FuncOp originalFunc,
-                                          const std::vector<HostTensor> &inputs,
-                                          const std::vector<HostTensor> &outputs,
-                                          unsigned maxSlices,
-                                          std::mt19937_64 &rng,
-                                          double tolerance) {
+namespace {
+
+/// The reference's options for the sample of `func`'s first result.
+mlir::attn::reference::Options sampleOptions(mlir::func::FuncOp func,
+                                             unsigned maxSlices,
+                                             std::mt19937_64 &rng) {
   mlir::attn::reference::Options options;
-  auto results = originalFunc.getFunctionType().getResults();
+  auto results = func.getFunctionType().getResults();
   auto firstType = results.empty()
                        ? mlir::RankedTensorType()
                        : mlir::dyn_cast<mlir::RankedTensorType>(results.front());
   if (firstType && firstType.getRank() >= 2)
     options.slices = sampleSlices(firstType.getDimSize(0),
                                   firstType.getDimSize(1), maxSlices, rng);
+  return options;
+}
+
+} // namespace
+
+Result<CheckResult> checkLoweringAgainstReference(
+    mlir::func::FuncOp originalFunc, mlir::func::FuncOp loweredFunc,
+    const std::vector<HostTensor> &inputs, unsigned maxSlices,
+    std::mt19937_64 &rng, double tolerance) {
+  mlir::attn::reference::Options options =
+      sampleOptions(originalFunc, maxSlices, rng);
+  auto lowered = mlir::attn::reference::evaluate(loweredFunc, inputs, options);
+  if (mlir::failed(lowered))
+    return Status(StatusCode::Unsupported,
+                  "the CPU reference cannot evaluate the compiled IR");
+  std::vector<HostTensor> outputs = std::move(*lowered);
+  auto start = std::chrono::steady_clock::now();
+  auto expected = mlir::attn::reference::evaluate(originalFunc, inputs, options);
+  if (mlir::failed(expected))
+    return Status(StatusCode::Unsupported,
+                  "the CPU reference cannot evaluate this function");
+  CheckResult result;
+  result.referenceMs = std::chrono::duration<double, std::milli>(
+                           std::chrono::steady_clock::now() - start)
+                           .count();
+  result.sampledSlices = options.slices.size();
+  for (size_t i = 0; i < outputs.size() && i < expected->size(); ++i)
+    result.outputs.push_back(checkOutput(outputs[i], (*expected)[i], tolerance));
+  return result;
+}
+
+Result<CheckResult> checkAgainstReference(mlir::func::FuncOp originalFunc,
+                                          const std::vector<HostTensor> &inputs,
+                                          const std::vector<HostTensor> &outputs,
+                                          unsigned maxSlices,
+                                          std::mt19937_64 &rng,
+                                          double tolerance) {
+  mlir::attn::reference::Options options =
+      sampleOptions(originalFunc, maxSlices, rng);
   auto start = std::chrono::steady_clock::now();
   auto expected = mlir::attn::reference::evaluate(originalFunc, inputs, options);
   if (mlir::failed(expected))

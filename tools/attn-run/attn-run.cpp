@@ -48,6 +48,11 @@ cl::opt<bool> checkOption("check",
                           cl::desc("Compare every output with the float64 CPU "
                                    "reference of the original graph"),
                           cl::cat(category));
+cl::opt<bool> checkIROption(
+    "check-ir",
+    cl::desc("Compare the float64 reference of the compiled IR (fused or "
+             "unfused) with that of the original graph; needs no GPU"),
+    cl::cat(category));
 cl::opt<bool> benchOption("bench",
                           cl::desc("Time each kernel with CUDA events (median)"),
                           cl::cat(category));
@@ -312,13 +317,29 @@ int main(int argc, char **argv) {
       return fail("--inputs has " + std::to_string(npyFiles.size()) +
                   " files for " + std::to_string(numArguments) + " arguments");
   }
-  if (device || !npyFiles.empty()) {
+  if (device || !npyFiles.empty() || checkIROption) {
     auto made = attn::run::makeInputs(loaded->func, npyFiles, rng);
     if (!made)
       return fail(made.status().message());
     inputs = std::move(*made);
     if (!npyFiles.empty())
       std::printf("inputs: %zu .npy files read\n", npyFiles.size());
+  }
+
+  if (checkIROption) {
+    auto checked = attn::run::checkLoweringAgainstReference(
+        loaded->originalFunc, loaded->func, inputs, slicesOption, rng, 1e-9);
+    if (!checked)
+      return fail(checked.status().message());
+    for (auto [i, c] : llvm::enumerate(checked->outputs)) {
+      std::printf("check ir output %zu (%s): rel L2 error %.3e over %lld "
+                  "values, %lld unwritten: %s\n",
+                  i, attn::run::shapeString(c.shape).c_str(), c.error,
+                  (long long)c.compared, (long long)c.unwritten,
+                  c.pass ? "PASS" : "FAIL");
+      if (!c.pass)
+        return 1;
+    }
   }
 
   if (!device) {

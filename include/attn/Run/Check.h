@@ -50,6 +50,15 @@ Result<CheckResult> checkAgainstReference(mlir::func::FuncOp originalFunc,
                                           std::mt19937_64 &rng,
                                           double tolerance);
 
+/// The IR after the pipeline against the graph it came from, both through
+/// the reference (no GPU): `loweredFunc`'s results against
+/// `originalFunc`'s, on the same sample of slices. Fusion reorders exact
+/// arithmetic only, so the two agree to rounding.
+Result<CheckResult> checkLoweringAgainstReference(
+    mlir::func::FuncOp originalFunc, mlir::func::FuncOp loweredFunc,
+    const std::vector<HostTensor> &inputs, unsigned maxSlices,
+    std::mt19937_64 &rng, double tolerance);
+
 } // namespace attn::run
 
 #endif // ATTN_RUN_CHECK_H
