@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # One call's worth of GPU work on the device machine (see README: the build
 # is made here, with LLVM linked statically, and carried there):
-#   scripts/device-run.sh [suite] [sanitize] [examples] [python] [bench] [tiles] [splits] [count]
+#   scripts/device-run.sh [suite] [sanitize] [examples] [python] [bench] [tiles] [splits] [count] [gpu-diff]
+# gpu-diff: SEED and COUNT random graphs (scripts/gen-graphs.py) checked
+# against the float64 reference; failures land in $OUT/gpu-diff-failures.
 # Logs go to $OUT (or /tmp/attn-device). Nothing here needs LLVM.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -53,6 +55,10 @@ for step in "${steps[@]}"; do
     ;;
   splits)
     timeout 300 python3 "$root/bench/splits.py" 2>&1 | tee "$out/splits.log"
+    ;;
+  gpu-diff)
+    SEED=${SEED:-1} COUNT=${COUNT:-60} OUT=$out "$root/scripts/gpu-diff.sh" "$build" 2>&1 |
+      tee "$out/gpu-diff.log"
     ;;
   count)
     timeout 400 python3 "$root/bench/kernel_count.py" --attn-run "$build/bin/attn-run" 2>&1 |

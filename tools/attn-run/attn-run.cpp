@@ -327,8 +327,10 @@ int main(int argc, char **argv) {
   }
 
   if (checkIROption) {
+    // Fusion folds scales into one f32 factor: the two agree to f32
+    // rounding, not to double's.
     auto checked = attn::run::checkLoweringAgainstReference(
-        loaded->originalFunc, loaded->func, inputs, slicesOption, rng, 1e-9);
+        loaded->originalFunc, loaded->func, inputs, slicesOption, rng, 1e-6);
     if (!checked)
       return fail(checked.status().message());
     for (auto [i, c] : llvm::enumerate(checked->outputs)) {

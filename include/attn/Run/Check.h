@@ -53,7 +53,8 @@ Result<CheckResult> checkAgainstReference(mlir::func::FuncOp originalFunc,
 /// The IR after the pipeline against the graph it came from, both through
 /// the reference (no GPU): `loweredFunc`'s results against
 /// `originalFunc`'s, on the same sample of slices. Fusion reorders exact
-/// arithmetic only, so the two agree to rounding.
+/// arithmetic and folds scales into one f32 factor, so the two agree to
+/// f32 rounding.
 Result<CheckResult> checkLoweringAgainstReference(
     mlir::func::FuncOp originalFunc, mlir::func::FuncOp loweredFunc,
     const std::vector<HostTensor> &inputs, unsigned maxSlices,
