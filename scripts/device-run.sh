@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # One call's worth of GPU work on the device machine (see README: the build
 # is made here, with LLVM linked statically, and carried there):
-#   scripts/device-run.sh [suite] [sanitize] [examples] [python] [overhead] [multigpu]
-#                         [bench] [tiles] [splits] [count]
+#   scripts/device-run.sh [smoke] [suite] [sanitize] [examples] [python] [overhead]
+#                         [multigpu] [bench] [sass] [tiles] [splits] [count] [gpu-diff]
+# gpu-diff: SEED and COUNT random graphs (scripts/gen-graphs.py) checked
+# against the float64 reference; failures land in $OUT/gpu-diff-failures.
 # Logs go to $OUT (or /tmp/attn-device). Nothing here needs LLVM. The Python
 # steps load build/lib/libattn_c.so.N (carry that file: libattn_c.so is a
 # link to it).
@@ -47,6 +49,7 @@ for step in "${steps[@]}"; do
     # model would not pick it), then graph-op kernels of the unfused path.
     cases=("seq7" "hd72" "keep" "transposed-k" "causal-bottom-right-fully-masked"
            "decode-gqa" "split-kv" "unfused/masks" "unfused/transposes"
+           "score-mod/captures" "score-mod/captures-flash-gqa"
            "persistent-many-tiles|--variant=sm90ws"
            "persistent-few-tiles|--variant=sm90ws"
            "persistent-causal-sq-ne-skv|--variant=sm90ws --block-n=96 --stages=3"
@@ -112,6 +115,10 @@ for step in "${steps[@]}"; do
     ;;
   splits)
     timeout 300 python3 "$root/bench/splits.py" 2>&1 | tee "$out/splits.log"
+    ;;
+  gpu-diff)
+    SEED=${SEED:-1} COUNT=${COUNT:-60} OUT=$out "$root/scripts/gpu-diff.sh" "$build" 2>&1 |
+      tee "$out/gpu-diff.log"
     ;;
   count)
     timeout 400 python3 "$root/bench/kernel_count.py" --attn-run "$build/bin/attn-run" 2>&1 |

@@ -43,6 +43,9 @@ enum attn_status {
   ATTN_PARSE_ERROR = 7,
 };
 
+/* Tensors one score_mod may read (attn_flash_args.score_mod_captures). */
+#define ATTN_MAX_SCORE_MOD_CAPTURES 4
+
 typedef struct attn_context attn_context;
 typedef struct attn_kernel attn_kernel;
 
@@ -62,6 +65,11 @@ typedef struct attn_flash_args {
   /* Split-KV blocks per query block: 0 lets the runtime choose (it splits
    * when the launch would not fill the GPU, as for decode), 1 never splits. */
   int32_t num_splits;
+  /* --- score_mod captures (appended) ---
+   * The tensors a score_mod reads, in the order of the op's `captures`:
+   * contiguous device memory of the shapes and element types of the IR
+   * (bool as one byte); NULL in the slots the kernel does not use. */
+  const void *score_mod_captures[ATTN_MAX_SCORE_MOD_CAPTURES];
 } attn_flash_args;
 
 typedef struct attn_kernel_info {

@@ -87,6 +87,10 @@ public:
     ///   "%t = math.tanh %d : f32\n %y = arith.mulf %t, %c : f32\n"
     ///   "attn.yield %y : f32"
     std::string scoreMod;
+    /// Tensors the score_mod reads (inputs of this graph, at most 4), as
+    /// %capture0, %capture1, ... with tensor.extract, e.g. a bias per head:
+    ///   "%c = tensor.extract %capture0[%h] : tensor<16xf32>\n ..."
+    std::vector<Tensor> scoreModCaptures;
   };
 
   Tensor input(const std::string &name, DataType type,

@@ -133,7 +133,7 @@ template <class C> struct Mask {
             const bool inside = rowInside && k < p.seq_kv;
             float x = s[mt][j][e] * p.scale;
             if (C::kScoreMod)
-              x = C::scoreMod(x, b, h, q, k);
+              x = C::scoreMod(x, b, h, q, k, p.score_mod_captures);
             if (C::kBias && inside)
               x += ElementIO<typename C::BiasElement>::load(
                   p.bias, b * p.bias_strides[0] + h * p.bias_strides[1] +

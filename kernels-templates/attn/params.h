@@ -11,6 +11,9 @@ using i64 = long long;
 /// Threads of a split-KV combine block; a warp merges one row.
 constexpr int kCombineThreads = 128;
 
+/// Tensors one score_mod may read (FlashParams::score_mod_captures).
+constexpr int kMaxScoreModCaptures = 4;
+
 /// Runtime arguments of a forward attention kernel. Strides are in elements;
 /// the last dimension of q, k (of k's rows when k is transposed), v and o is
 /// contiguous. keep and bias strides are 0 along broadcast dimensions.
@@ -41,6 +44,9 @@ struct FlashParams {
   int window_left, window_right; // -1: unbounded
   float scale;              // softmax scale
   float scale_log2;         // scale * log2(e)
+  // The tensors a score_mod reads (its captures, contiguous, in the op's
+  // order); unused slots are null.
+  const void *score_mod_captures[kMaxScoreModCaptures];
 };
 
 /// A TMA descriptor (CUDA's CUtensorMap: 128 opaque bytes, 64-byte

@@ -8,6 +8,8 @@
 
 #include "attn/attn.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -99,12 +101,29 @@ Result<Graph::Tensor> Graph::sdpa(Tensor qRef, Tensor kRef, Tensor vRef,
   os << "  %" << t << " = attn.scale %" << s << " {factor = " << scaleText
      << " : f32} : " << scores << "\n";
   std::string current = t;
+  if (!options.scoreModCaptures.empty() && options.scoreMod.empty())
+    return invalid("score_mod captures need a score_mod");
   if (!options.scoreMod.empty()) {
+    std::string captures, captureTypes, captureArgs;
+    for (auto [i, capture] : llvm::enumerate(options.scoreModCaptures)) {
+      if (!valid(capture))
+        return invalid("score_mod capture " + std::to_string(i) +
+                       " is not a tensor of this graph");
+      const Node &n = nodes_[capture.id];
+      std::string type = tensorType(n.shape, elementTypeName(n.type));
+      captures += (i ? ", %" : "%") + n.name;
+      captureTypes += (i ? ", " : "") + type;
+      captureArgs += ", %capture" + std::to_string(i) + ": " + type;
+    }
     std::string m = fresh();
-    os << "  %" << m << " = attn.score_mod %" << current << " {\n"
+    os << "  %" << m << " = attn.score_mod %" << current;
+    if (!captures.empty())
+      os << " captures(" << captures << " : " << captureTypes << ")";
+    os << " {\n"
        << "  ^bb0(%score: f32, %b: index, %h: index, %q_idx: index, %kv_idx: "
-          "index):\n    "
-       << options.scoreMod << "\n  } : " << scores << "\n";
+          "index"
+       << captureArgs << "):\n    " << options.scoreMod << "\n  } : "
+       << scores << "\n";
     current = m;
   }
 

@@ -8,6 +8,9 @@
 #include <cstring>
 #include <string>
 
+static_assert(ATTN_MAX_SCORE_MOD_CAPTURES == attn::kMaxScoreModCaptures,
+              "the C API and the runtime disagree on score_mod captures");
+
 namespace {
 
 thread_local std::string lastError;
@@ -52,6 +55,8 @@ attn::FlashArgs toFlashArgs(const attn_flash_args *args,
   a.keep = toArg(args->keep);
   a.bias = toArg(args->bias);
   a.splits = args->num_splits;
+  for (int i = 0; i < ATTN_MAX_SCORE_MOD_CAPTURES; ++i)
+    a.scoreModCaptures[i] = args->score_mod_captures[i];
   if (config) {
     a.workspace = reinterpret_cast<attn::DevicePtr>(config->workspace);
     a.workspaceBytes = config->workspace_bytes;

@@ -467,6 +467,18 @@ Status Kernel::validate(const FlashArgs &a) const {
     return invalid("the mask has keep but 'keep' is null");
   if (spec_.bias && !a.bias.data)
     return invalid("the mask has bias but 'bias' is null");
+  for (int i = 0; i < kMaxScoreModCaptures; ++i) {
+    bool used = i < spec_.scoreModCaptures;
+    if (used && !a.scoreModCaptures[i])
+      return invalid("the score_mod reads " +
+                     std::to_string(spec_.scoreModCaptures) +
+                     " captured tensors but capture " + std::to_string(i) +
+                     " is null");
+    if (!used && a.scoreModCaptures[i])
+      return invalid("capture " + std::to_string(i) +
+                     " is set but the score_mod reads " +
+                     std::to_string(spec_.scoreModCaptures));
+  }
   if (a.splits < 0)
     return invalid("splits must be 0 (the heuristic's), 1 or more; got " +
                    std::to_string(a.splits));
@@ -602,6 +614,8 @@ Status Kernel::launch(const FlashArgs &a, Stream stream, Device device) {
   p.keep = static_cast<const unsigned char *>(a.keep.data);
   p.bias = a.bias.data;
   p.tile_stats = a.tileStats;
+  for (int i = 0; i < kMaxScoreModCaptures; ++i)
+    p.score_mod_captures[i] = a.scoreModCaptures[i];
   // The kernel reads rows along dimension 2: keys, or the head dim of a
   // transposed k ([B, H, D, S]).
   for (int d = 0; d < 3; ++d) {

@@ -16,6 +16,8 @@ std::optional<::attn::ElementType> mlir::attn::toElementType(Type type) {
     return ::attn::ElementType::F32;
   if (type.isSignlessInteger(32))
     return ::attn::ElementType::I32;
+  if (type.isSignlessInteger(64))
+    return ::attn::ElementType::I64;
   if (type.isSignlessInteger(1))
     return ::attn::ElementType::Bool;
   return std::nullopt;
@@ -28,6 +30,7 @@ Type mlir::attn::toMLIRType(::attn::ElementType element, MLIRContext *context) {
   case ::attn::ElementType::BF16: return builder.getBF16Type();
   case ::attn::ElementType::F32: return builder.getF32Type();
   case ::attn::ElementType::I32: return builder.getI32Type();
+  case ::attn::ElementType::I64: return builder.getI64Type();
   case ::attn::ElementType::Bool: return builder.getI1Type();
   }
   return Type();

@@ -393,6 +393,7 @@ LogicalResult rewriteChain(AttentionChain &chain, IRRewriter &rewriter,
   auto flash = FlashOp::create(
       rewriter, loc, outputType, /*lse=*/Type(), chain.q, chain.k, chain.v,
       chain.lengths, chain.keep, chain.bias,
+      chain.scoreMod ? chain.scoreMod.getCaptures() : ValueRange(),
       llvm::APFloat(static_cast<float>(chain.scale)), chain.transposeK,
       chain.mask.isEmpty() ? MaskAttr() : chain.mask, ConfigAttr());
   if (chain.scoreMod) {

@@ -36,7 +36,7 @@ try:
 except ImportError:  # versions and compile errors work without torch
     torch = None
 
-__all__ = ["sdpa", "precompile", "AttnError", "softcap", "alibi", "kernel_info", "library"]
+__all__ = ["sdpa", "precompile", "AttnError", "softcap", "alibi", "head_bias", "kernel_info", "library"]
 
 # The ATTN_C_ABI_VERSION (include/attn-c/attn.h) this package speaks.
 _ABI_VERSION = 1
@@ -51,6 +51,9 @@ class AttnError(RuntimeError):
 # ----------------------------------------------------------------------------
 # The C API's structs, and a struct.Struct for each that fills it in one call.
 
+# ATTN_MAX_SCORE_MOD_CAPTURES of attn-c/attn.h.
+_MAX_SCORE_MOD_CAPTURES = 4
+
 class _Tensor(ctypes.Structure):
     _fields_ = [("data", ctypes.c_void_p), ("strides", ctypes.c_int64 * 4)]
 
@@ -61,6 +64,8 @@ class _FlashArgs(ctypes.Structure):
         ("q", _Tensor), ("k", _Tensor), ("v", _Tensor), ("o", _Tensor),
         ("lse", ctypes.c_void_p), ("lengths", ctypes.c_void_p),
         ("keep", _Tensor), ("bias", _Tensor), ("num_splits", ctypes.c_int32),
+        # score_mod captures (appended in attn-c/attn.h).
+        ("score_mod_captures", ctypes.c_void_p * _MAX_SCORE_MOD_CAPTURES),
     ]
 
 
@@ -266,11 +271,19 @@ def alibi(num_heads):
 # ----------------------------------------------------------------------------
 # The kernel a call needs: its MLIR, compiled once per specialization.
 
-_SCORE_MOD_HEADER = "  ^bb0(%score: f32, %b: index, %h: index, %q_idx: index, %kv_idx: index):"
+_SCORE_MOD_HEADER = "  ^bb0(%score: f32, %b: index, %h: index, %q_idx: index, %kv_idx: index{captures}):"
+
+
+def head_bias(num_heads):
+    """A score_mod body that adds a learned bias per query head: pass the
+    (num_heads,) float32 tensor as score_mod_captures=[bias]."""
+    return (f"%bias = tensor.extract %capture0[%h] : tensor<{num_heads}xf32>\n"
+            "%y = arith.addf %score, %bias : f32\n"
+            "attn.yield %y : f32")
 
 
 def _mlir(dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_lengths,
-          keep, bias, score_mod, return_lse, sq=None):
+          keep, bias, score_mod, return_lse, sq=None, captures=()):
     """The attention as an attn.flash on dynamic batch and sequence sizes; sq,
     when given, fixes the query length."""
     def t(shape, el):
@@ -296,12 +309,21 @@ def _mlir(dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_leng
         args.append(f"%{name}: {t(shape, el)}")
         operands += f" {name}(%{name} : {t(shape, el)})"
         items.append(name)
+    # score_mod captures: function arguments %captured0.., the region's
+    # block arguments %capture0...
+    capture_types = [t(shape, el) for shape, el in captures]
+    for i, ct in enumerate(capture_types):
+        args.append(f"%captured{i}: {ct}")
+    if capture_types:
+        operands += (" captures(" + ", ".join(f"%captured{i}" for i in range(len(captures))) + " : " +
+                     ", ".join(capture_types) + ")")
     attrs = [f"scale = {scale!r} : f32"]
     if items:
         attrs.append(f"mask = #attn.mask<{', '.join(items)}>")
     region = ""
     if score_mod:
-        region = (" score_mod {\n" + _SCORE_MOD_HEADER + "\n    "
+        extra = "".join(f", %capture{i}: {ct}" for i, ct in enumerate(capture_types))
+        region = (" score_mod {\n" + _SCORE_MOD_HEADER.format(captures=extra) + "\n    "
                   + score_mod.replace("\n", "\n    ") + "\n  }")
     out = t([None, hq, sq, dv], dtype)
     results = out + (f", {t([None, hq, sq], 'f32')}" if return_lse else "")
@@ -369,9 +391,9 @@ def _kernel(spec, describe, device):
                             "captured, where compiling is not allowed: call attn.precompile with the same "
                             "arguments (or run the call once) before capturing")
         (dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_lengths, keep, bias, score_mod,
-         return_lse, static_sq, variant, tiles) = spec
+         return_lse, static_sq, variant, tiles, captures) = spec
         text = _mlir(dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_lengths, keep, bias,
-                     score_mod, return_lse, static_sq)
+                     score_mod, return_lse, static_sq, captures)
         handle = ctypes.c_void_p()
         lib = library()
         if lib.attn_compile(_get_context(), text.encode(), variant.encode(), *tiles, ctypes.byref(handle)):
@@ -398,6 +420,30 @@ _DTYPE_NAMES = {}  # torch dtype -> MLIR element type, filled once torch is impo
 def _describe(query, key, value):
     return ", ".join(f"{n} {tuple(t.shape)} {str(t.dtype).replace('torch.', '')} on {t.device}"
                      for n, t in (("query", query), ("key", key), ("value", value)))
+
+
+def _check_captures(score_mod, captures, device):
+    """The tensors a score_mod reads: at most _MAX_SCORE_MOD_CAPTURES, on the
+    query's device, rank 0 to 4 with elements, of a dtype the kernels read."""
+    captures = list(captures or ())
+    if captures and not score_mod:
+        raise AttnError("attn.sdpa: score_mod_captures needs a score_mod that reads them")
+    if len(captures) > _MAX_SCORE_MOD_CAPTURES:
+        raise AttnError(f"attn.sdpa: a score_mod reads at most {_MAX_SCORE_MOD_CAPTURES} tensors; "
+                        f"score_mod_captures has {len(captures)}")
+    for i, c in enumerate(captures):
+        if not isinstance(c, torch.Tensor):
+            raise AttnError(f"attn.sdpa: score_mod_captures[{i}] must be a tensor; got {type(c).__name__}")
+        if c.device != device:
+            raise AttnError(f"attn.sdpa: score_mod_captures[{i}] is on {c.device} but query is on {device}; "
+                            f"move it with .to(query.device)")
+        if c.dim() > 4 or c.numel() == 0:
+            raise AttnError(f"attn.sdpa: score_mod_captures[{i}] must have rank <= 4 and elements; "
+                            f"got shape {tuple(c.shape)}")
+        if c.dtype not in _DTYPE_NAMES:
+            raise AttnError(f"attn.sdpa: score_mod_captures[{i}] must be float32, float16, bfloat16, bool, "
+                            f"int32 or int64; got {c.dtype}")
+    return captures
 
 
 def _check_args(query, key, value, attn_mask, lengths, dropout_p, enable_gqa):
@@ -463,7 +509,7 @@ def _check_args(query, key, value, attn_mask, lengths, dropout_p, enable_gqa):
 
 
 def _spec(query, hq, sq, dqk, hkv, skv, dv, mask4, scale, is_causal, bottom_right, window, has_lengths,
-          score_mod, return_lse, variant, tiles):
+          score_mod, return_lse, variant, tiles, captures=()):
     """What the kernel is specialized on (the key of _kernels)."""
     dtype = _DTYPE_NAMES[query.dtype]
     keep = bias = None
@@ -480,7 +526,7 @@ def _spec(query, hq, sq, dqk, hkv, skv, dv, mask4, scale, is_causal, bottom_righ
         window = (int(window[0]), int(window[1]))
     return (dtype, hq, hkv, dqk, dv, float(scale), bool(is_causal), bool(bottom_right), window, has_lengths,
             keep, bias, score_mod or None, bool(return_lse), sq if sq <= _DECODE_QUERIES else None,
-            variant or "", tiles)
+            variant or "", tiles, tuple((tuple(c.shape), _DTYPE_NAMES[c.dtype]) for c in captures))
 
 
 _NO_BACKWARD = ("attn.sdpa has no backward yet, and {names} require{s} grad with autograd on: the gradient would "
@@ -504,14 +550,15 @@ def _current_stream(device_index):
 
 
 def _run(query, key, value, attn_mask, lengths, dropout_p, is_causal, scale, enable_gqa, window, bottom_right,
-         score_mod, return_lse, variant, tiles, num_splits):
+         score_mod, return_lse, variant, tiles, num_splits, captures=()):
     """Checks, finds (or compiles) the kernel, allocates the outputs and any
     workspace with torch's caching allocator on the current stream, and
     launches there. Returns (out, lse or None, kernel)."""
     b, hq, sq, dqk, hkv, skv, dv, mask4 = _check_args(query, key, value, attn_mask, lengths, dropout_p,
                                                       enable_gqa)
+    captures = _check_captures(score_mod, captures, query.device)
     spec = _spec(query, hq, sq, dqk, hkv, skv, dv, mask4, scale, is_causal, bottom_right, window,
-                 lengths is not None, score_mod, return_lse, variant, tiles)
+                 lengths is not None, score_mod, return_lse, variant, tiles, captures)
     device = query.device
     dev = device.index if device.index is not None else torch.cuda.current_device()
     kernel = _kernel(spec, lambda: _describe(query, key, value), device)
@@ -534,11 +581,14 @@ def _run(query, key, value, attn_mask, lengths, dropout_p, is_causal, scale, ena
             bias = fields
     if lengths is not None and lengths.stride(0) != 1:
         lengths = lengths.contiguous()
+    # Captures are read contiguous, bool as bytes.
+    captures = [c.contiguous() for c in captures]
+    capture_ptrs = [c.data_ptr() for c in captures] + [0] * (_MAX_SCORE_MOD_CAPTURES - len(captures))
     args = _FLASH_ARGS.pack(b, sq, skv, q.data_ptr(), *q.stride(), k.data_ptr(), *k.stride(),
                             v.data_ptr(), *v.stride(), out.data_ptr(), *out.stride(),
                             lse.data_ptr() if lse is not None else 0,
                             lengths.data_ptr() if lengths is not None else 0,
-                            *keep, *bias, num_splits)
+                            *keep, *bias, num_splits, *capture_ptrs)
     stream = _current_stream(dev)
     lib = _lib
     key_ = (b, sq, skv, num_splits, dev)
@@ -579,7 +629,7 @@ def _direct_call(query):
 
 def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
          enable_gqa=False, *, window=None, bottom_right=False, lengths=None, score_mod=None,
-         return_lse=False, variant="", block_m=0, block_n=0, num_warps=0, stages=0, num_splits=0,
+         score_mod_captures=(), return_lse=False, variant="", block_m=0, block_n=0, num_warps=0, stages=0, num_splits=0,
          return_kernel=False):
     """torch.nn.functional.scaled_dot_product_attention on attn's kernels.
 
@@ -589,9 +639,12 @@ def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scal
     float (added), broadcastable to (B, Hq, L, S), on the same device. Beyond
     torch: window=(left, right) sliding window, bottom_right to align
     causal/window to the last query, lengths (B,) int32 key padding,
-    score_mod (an MLIR region body, see softcap and alibi), return_lse for
-    the natural-log logsumexp (B, Hq, L) in f32. variant ("sm80", "sm90") and
-    the tile sizes override the cost model; num_splits the split-KV count
+    score_mod (an MLIR region body, see softcap and alibi),
+    score_mod_captures (up to 4 CUDA tensors of float32, float16, bfloat16,
+    bool, int32 or int64 that the body reads as %capture0.. with
+    tensor.extract, like FlexAttention's captured buffers; see head_bias),
+    return_lse for the natural-log logsumexp (B, Hq, L) in f32. variant
+    ("sm80", "sm90", "sm90ws") and the tile sizes override the cost model; num_splits the split-KV count
     (0: the runtime's choice, 1: no split). Kernels are compiled once per
     specialization (dtypes, heads, head dims, masks, score_mod, options) for
     any batch and sequence lengths; query lengths up to 16 (decode) each get
@@ -606,13 +659,14 @@ def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scal
         if _grad_enabled():
             _refuse_grad(query, key, value, attn_mask)
         out, lse, kernel = _run(query, key, value, attn_mask, lengths, dropout_p, is_causal, scale, enable_gqa,
-                                window, bottom_right, score_mod, return_lse, variant, tiles, num_splits)
+                                window, bottom_right, score_mod, return_lse, variant, tiles, num_splits,
+                                score_mod_captures)
         result = (out, lse) if return_lse else out
         return (result, kernel.handle) if return_kernel else result
     if return_kernel:
         raise AttnError("attn.sdpa: return_kernel is only available in eager calls")
     out, lse = torch.ops.attn.sdpa(query, key, value, attn_mask, lengths, dropout_p, is_causal, scale,
-                                   enable_gqa, window=None if window is None else [window[0], window[1]],
+                                   enable_gqa, list(score_mod_captures or ()), window=None if window is None else [window[0], window[1]],
                                    bottom_right=bottom_right, score_mod=score_mod, return_lse=return_lse,
                                    variant=variant, block_m=block_m, block_n=block_n, num_warps=num_warps,
                                    stages=stages, num_splits=num_splits)
@@ -621,7 +675,8 @@ def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scal
 
 def precompile(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                enable_gqa=False, *, window=None, bottom_right=False, lengths=None, score_mod=None,
-               return_lse=False, variant="", block_m=0, block_n=0, num_warps=0, stages=0):
+               score_mod_captures=(), return_lse=False, variant="", block_m=0, block_n=0, num_warps=0,
+               stages=0):
     """Compiles the kernel that attn.sdpa with these arguments runs and loads it
     on their device, without launching: call it before capturing a CUDA graph
     (compiling and loading are not allowed during capture). Only metadata is
@@ -630,8 +685,9 @@ def precompile(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False
     tiles = (block_m, block_n, num_warps, stages)
     b, hq, sq, dqk, hkv, skv, dv, mask4 = _check_args(query, key, value, attn_mask, lengths, dropout_p,
                                                       enable_gqa)
+    captures = _check_captures(score_mod, score_mod_captures, query.device)
     spec = _spec(query, hq, sq, dqk, hkv, skv, dv, mask4, scale, is_causal, bottom_right, window,
-                 lengths is not None, score_mod, return_lse, variant, tiles)
+                 lengths is not None, score_mod, return_lse, variant, tiles, captures)
     device = query.device
     kernel = _kernel(spec, lambda: _describe(query, key, value), device)
     dev = device.index if device.index is not None else torch.cuda.current_device()
@@ -645,27 +701,29 @@ def precompile(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False
 # Tensors are positional: autograd (register_autograd) takes no keyword-only
 # tensors. lse is a 0-element tensor unless return_lse.
 _SCHEMA = ("sdpa(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, Tensor? lengths=None, "
-           "float dropout_p=0.0, bool is_causal=False, float? scale=None, bool enable_gqa=False, *, "
+           "float dropout_p=0.0, bool is_causal=False, float? scale=None, bool enable_gqa=False, "
+           "Tensor[] score_mod_captures=[], *, "
            "int[]? window=None, bool bottom_right=False, str? score_mod=None, bool return_lse=False, "
            "str variant=\"\", int block_m=0, int block_n=0, int num_warps=0, int stages=0, "
            "int num_splits=0) -> (Tensor, Tensor)")
 
 
 def _op_impl(query, key, value, attn_mask=None, lengths=None, dropout_p=0.0, is_causal=False, scale=None,
-             enable_gqa=False, *, window=None, bottom_right=False, score_mod=None, return_lse=False,
+             enable_gqa=False, score_mod_captures=(), *, window=None, bottom_right=False, score_mod=None, return_lse=False,
              variant="", block_m=0, block_n=0, num_warps=0, stages=0, num_splits=0):
     out, lse, _ = _run(query, key, value, attn_mask, lengths, dropout_p, is_causal, scale, enable_gqa, window,
                        bottom_right, score_mod, return_lse, variant, (block_m, block_n, num_warps, stages),
-                       num_splits)
+                       num_splits, score_mod_captures)
     if lse is None:
         lse = torch.empty((0,), device=query.device, dtype=torch.float32)
     return out, lse
 
 
 def _op_fake(query, key, value, attn_mask=None, lengths=None, dropout_p=0.0, is_causal=False, scale=None,
-             enable_gqa=False, *, window=None, bottom_right=False, score_mod=None, return_lse=False,
+             enable_gqa=False, score_mod_captures=(), *, window=None, bottom_right=False, score_mod=None, return_lse=False,
              variant="", block_m=0, block_n=0, num_warps=0, stages=0, num_splits=0):
     b, hq, sq, dqk, hkv, skv, dv, _ = _check_args(query, key, value, attn_mask, lengths, dropout_p, enable_gqa)
+    _check_captures(score_mod, score_mod_captures, query.device)
     out = query.new_empty((b, hq, sq, dv))
     lse = query.new_empty((b, hq, sq) if return_lse else (0,), dtype=torch.float32)
     return out, lse
@@ -708,7 +766,8 @@ else:
     _grad_enabled = torch.is_grad_enabled
     _is_compiling = torch.compiler.is_compiling
     _dispatch_modes = getattr(torch._C, "_len_torch_dispatch_stack", None)
-    _DTYPE_NAMES.update({torch.float16: "f16", torch.bfloat16: "bf16", torch.float32: "f32", torch.bool: "i1"})
+    _DTYPE_NAMES.update({torch.float16: "f16", torch.bfloat16: "bf16", torch.float32: "f32", torch.bool: "i1",
+                         torch.int32: "i32", torch.int64: "i64"})
     if hasattr(torch._C, "_cuda_getCurrentRawStream"):
         _current_stream = torch._C._cuda_getCurrentRawStream  # noqa: F811  (an int, without a Stream object)
     _register_op()

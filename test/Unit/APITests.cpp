@@ -40,6 +40,57 @@ TEST(Graph, WritesTheChainFrameworksExport) {
   EXPECT_NE(text->find("attn.softmax"), std::string::npos);
 }
 
+TEST(Graph, ScoreModCapturesFuseIntoTheKernel) {
+  // A bias per head read by the score_mod: the graph names it as a capture,
+  // attn-fuse carries it into attn.flash, the kernel expects one pointer.
+  Graph g;
+  auto q = g.input("q", DataType::BF16, {1, 4, 64, 64});
+  auto k = g.input("k", DataType::BF16, {1, 4, 64, 64});
+  auto v = g.input("v", DataType::BF16, {1, 4, 64, 64});
+  auto bias = g.input("head_bias", DataType::F32, {4});
+  Graph::SdpaOptions options;
+  options.scoreMod = "%c = tensor.extract %capture0[%h] : tensor<4xf32>\n"
+                     "    %y = arith.addf %score, %c : f32\n"
+                     "    attn.yield %y : f32";
+  options.scoreModCaptures = {bias};
+  auto out = g.sdpa(q, k, v, options);
+  ASSERT_TRUE(out.isOk()) << out.status().toString();
+  g.output(*out);
+  auto text = g.toMLIR();
+  ASSERT_TRUE(text.isOk());
+  EXPECT_NE(text->find("captures(%head_bias : tensor<4xf32>)"), std::string::npos)
+      << *text;
+  auto ctx = memoryContext("sm_80");
+  auto compiled = compileGraph(*ctx, g);
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  ASSERT_EQ(compiled->kernels.size(), 1u);
+  EXPECT_EQ(compiled->kernels[0]->spec().scoreModCaptures, 1);
+  // A launch without the capture's pointer, or with one too many, is
+  // refused before it runs (validate reads no memory: fake addresses do).
+  FlashArgs args;
+  args.batch = 1;
+  args.seqQ = args.seqKV = 64;
+  const int64_t shape[4] = {1, 4, 64, 64};
+  const void *fake = reinterpret_cast<const void *>(uintptr_t(1) << 20);
+  args.q = args.k = args.v = args.o = TensorArg::contiguous(fake, shape);
+  Status missing = compiled->kernels[0]->validate(args);
+  EXPECT_NE(missing.message().find("reads 1 captured tensors but capture 0 is null"),
+            std::string::npos)
+      << missing.toString();
+  args.scoreModCaptures[0] = fake;
+  EXPECT_TRUE(compiled->kernels[0]->validate(args).isOk());
+  args.scoreModCaptures[1] = fake;
+  EXPECT_NE(compiled->kernels[0]->validate(args).message().find(
+                "capture 1 is set but the score_mod reads 1"),
+            std::string::npos);
+
+  Graph h;
+  auto a = h.input("a", DataType::BF16, {1, 1, 8, 64});
+  Graph::SdpaOptions noBody;
+  noBody.scoreModCaptures = {a};
+  EXPECT_FALSE(h.sdpa(a, a, a, noBody).isOk());
+}
+
 TEST(Graph, ShapeErrorsNameTheOperands) {
   Graph g;
   auto q = g.input("q", DataType::BF16, {2, 6, 128, 64});

@@ -58,6 +58,10 @@ struct FlashArgs {
   /// second kernel. 0: Kernel::chooseSplits decides (it splits when the
   /// launch would not fill the GPU, as in decode); 1: never; N: N.
   int splits = 0;
+  /// The tensors the score_mod reads, in the order of the op's captures:
+  /// contiguous, of the shapes and element types of the IR
+  /// (KernelSpec::scoreModCaptures of them).
+  const void *scoreModCaptures[kMaxScoreModCaptures] = {};
 };
 
 /// The operands of one graph-op kernel (the unfused path): one per input of

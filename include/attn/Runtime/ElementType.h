@@ -13,9 +13,9 @@
 
 namespace attn {
 
-/// f16, bf16 and f32 are what kernels compute on; i32 (key-padding lengths)
-/// and bool (keep masks) are operands.
-enum class ElementType { F16, BF16, F32, I32, Bool };
+/// f16, bf16 and f32 are what kernels compute on; i32 (key-padding lengths),
+/// i64 (score_mod captures) and bool (keep masks) are operands.
+enum class ElementType { F16, BF16, F32, I32, I64, Bool };
 
 /// The name of an element type as the dialect spells it ("bf16", "i1").
 const char *elementTypeName(ElementType type);

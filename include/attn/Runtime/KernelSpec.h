@@ -42,6 +42,7 @@ struct KernelSpec {
   bool causal = false, bottomRight = false, window = false;
   int windowLeft = -1, windowRight = -1;
   bool keyPadding = false, keep = false, bias = false, scoreMod = false;
+  int scoreModCaptures = 0; ///< tensors the score_mod reads (FlashArgs)
   ElementType biasElement = ElementType::F32;
   bool writesLse = false;
   float scale = 1.0f;

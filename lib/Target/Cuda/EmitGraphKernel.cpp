@@ -166,17 +166,14 @@ FailureOr<Emission> emitMask(MaskOp mask, const Shape4 &shape) {
 }
 
 FailureOr<Emission> emitScoreMod(ScoreModOp scoreMod, const Shape4 &shape) {
-  std::string body;
-  llvm::raw_string_ostream os(body);
-  if (failed(printScoreModBody(scoreMod.getBody(), os)))
+  std::string extra;
+  llvm::raw_string_ostream os(extra);
+  if (failed(printScoreModFunction(&scoreMod.getBody(), os)))
     return failure();
-  std::string extra =
-      "  static __device__ __forceinline__ float scoreMod(float score, int b, "
-      "int h, int q_idx, int kv_idx) {\n" +
-      body + "  }\n";
+  // The captures are the kernel's inputs after the scores (contiguous).
   return emitMap(scoreMod, shape,
-                 "    return scoreMod(x, int(idx[0]), int(idx[1]), "
-                 "int(idx[2]), int(idx[3]));\n",
+                 "    return scoreMod(x, idx[0], idx[1], idx[2], idx[3], "
+                 "p.in + 1);\n",
                  extra);
 }
 

@@ -22,10 +22,12 @@ namespace mlir::attn::detail {
 /// A float literal that round-trips exactly, as a bit pattern.
 std::string floatLiteral(APFloat value);
 
-/// Prints the ops of a score_mod region as the C++ statements of a function
-/// of (float score, int b, int h, int q_idx, int kv_idx) returning float.
+/// Prints the static member function scoreMod(float score, long long b,
+/// long long h, long long q_idx, long long kv_idx, const void *const
+/// *captures) of an emitted Config: the ops of a score_mod `region`
+/// (captures[i] points to its capture i), or the identity without one.
 /// Reports ops and types the GPU cannot run on the op and fails.
-LogicalResult printScoreModBody(Region &region, raw_ostream &os);
+LogicalResult printScoreModFunction(Region *region, raw_ostream &os);
 
 /// The element type of a tensor the kernels read or write, or an error on
 /// `op`.

@@ -177,3 +177,24 @@ func.func @sm90ws_transposed_k(%q: tensor<1x1x8x64xbf16>, %k: tensor<1x1x64x8xbf
   %o = attn.flash %q, %k, %v {scale = 1.0 : f32, transpose_k, config = #attn.config<variant = "sm90ws", block_m = 128, block_n = 128, num_warps = 12, stages = 2>} : tensor<1x1x8x64xbf16>, tensor<1x1x64x8xbf16>, tensor<1x1x8x64xbf16> -> tensor<1x1x8x64xbf16>
   return %o : tensor<1x1x8x64xbf16>
 }
+
+// -----
+
+func.func @captures_without_score_mod(%q: tensor<1x1x8x64xbf16>, %k: tensor<1x1x8x64xbf16>, %v: tensor<1x1x8x64xbf16>, %t: tensor<4xf32>) -> tensor<1x1x8x64xbf16> {
+  // expected-error @+1 {{has score_mod captures but no score_mod region}}
+  %o = attn.flash %q, %k, %v captures(%t : tensor<4xf32>) {scale = 1.0 : f32} : tensor<1x1x8x64xbf16>, tensor<1x1x8x64xbf16>, tensor<1x1x8x64xbf16> -> tensor<1x1x8x64xbf16>
+  return %o : tensor<1x1x8x64xbf16>
+}
+
+// -----
+
+func.func @flash_unsupported_op(%q: tensor<1x1x8x64xbf16>, %k: tensor<1x1x8x64xbf16>, %v: tensor<1x1x8x64xbf16>) -> tensor<1x1x8x64xbf16> {
+  %o = attn.flash %q, %k, %v {scale = 1.0 : f32} score_mod {
+  ^bb0(%x: f32, %b: index, %h: index, %i: index, %j: index):
+    // expected-error @+1 {{'arith.extf' op computes on 'f64'; a score_mod computes on i1, i32, i64, index and f32}}
+    %d = arith.extf %x : f32 to f64
+    %y = arith.truncf %d : f64 to f32
+    attn.yield %y : f32
+  } : tensor<1x1x8x64xbf16>, tensor<1x1x8x64xbf16>, tensor<1x1x8x64xbf16> -> tensor<1x1x8x64xbf16>
+  return %o : tensor<1x1x8x64xbf16>
+}

@@ -2,6 +2,7 @@
 
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "attn/Runtime/KernelVariants.h"
+#include "attn/Dialect/Attn/IR/ScoreModOps.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -139,20 +140,60 @@ static LogicalResult verifyMaskOperands(Operation *op, MaskAttr mask,
   return success();
 }
 
-/// Checks a score_mod body: arguments (score, b, h, q_idx, kv_idx) and an
-/// attn.yield of one score.
+/// Checks the tensors a score_mod reads: how many, their shapes and
+/// element types.
+static LogicalResult verifyCaptures(Operation *op, ValueRange captures) {
+  if (captures.size() > kMaxScoreModCaptures)
+    return op->emitOpError() << "has " << captures.size()
+                             << " score_mod captures; at most "
+                             << kMaxScoreModCaptures;
+  for (auto [i, capture] : llvm::enumerate(captures)) {
+    auto type = cast<RankedTensorType>(capture.getType());
+    if (!type.hasStaticShape() || type.getRank() > kMaxScoreModCaptureRank)
+      return op->emitOpError()
+             << "score_mod capture " << i
+             << " must have a static shape of rank 0 to "
+             << kMaxScoreModCaptureRank << ", got " << type;
+    if (!isScoreModCaptureElementType(type.getElementType()))
+      return op->emitOpError() << "score_mod capture " << i
+                               << " has element type " << type.getElementType()
+                               << "; captures hold f32, f16, bf16, i1, i32 "
+                                  "or i64";
+    // Clamped reads need an element; flat offsets must fit in 64 bits.
+    int64_t elements = 1;
+    for (int64_t extent : type.getShape()) {
+      if (extent == 0)
+        return op->emitOpError() << "score_mod capture " << i
+                                 << " is empty (shape "
+                                 << shapeString(type.getShape()) << ")";
+      if (elements > (int64_t(1) << 40) / extent)
+        return op->emitOpError() << "score_mod capture " << i
+                                 << " has more than 2^40 elements";
+      elements *= extent;
+    }
+  }
+  return success();
+}
+
+/// Checks a score_mod body: arguments (score, b, h, q_idx, kv_idx, then one
+/// per capture, of its type) and an attn.yield of one score. The ops inside
+/// are checked by verifyScoreModOps once they have been verified.
 static LogicalResult verifyScoreModBody(Operation *op, Region &body,
-                                        Type scoreType) {
+                                        Type scoreType, ValueRange captures) {
   Block &block = body.front();
   // An empty block has no terminator to ask for.
   auto yield = block.empty() ? YieldOp() : dyn_cast<YieldOp>(block.back());
   if (!yield)
     return op->emitOpError() << "score_mod region must end in attn.yield";
-  if (block.getNumArguments() != 5)
-    return op->emitOpError()
-           << "score_mod region needs 5 arguments (score, b, h, q_idx, "
-              "kv_idx), got "
-           << block.getNumArguments();
+  unsigned expected = 5 + captures.size();
+  if (block.getNumArguments() != expected) {
+    auto diag = op->emitOpError()
+                << "score_mod region needs " << expected
+                << " arguments (score, b, h, q_idx, kv_idx";
+    if (!captures.empty())
+      diag << ", then one per capture";
+    return diag << "), got " << block.getNumArguments();
+  }
   if (block.getArgument(0).getType() != scoreType)
     return op->emitOpError() << "score_mod argument 0 (the score) must be "
                              << scoreType << ", got "
@@ -162,6 +203,12 @@ static LogicalResult verifyScoreModBody(Operation *op, Region &body,
       return op->emitOpError() << "score_mod argument " << i
                                << " must be index, got "
                                << block.getArgument(i).getType();
+  for (auto [i, capture] : llvm::enumerate(captures))
+    if (block.getArgument(5 + i).getType() != capture.getType())
+      return op->emitOpError()
+             << "score_mod argument " << 5 + i << " must be "
+             << capture.getType() << " (the type of capture " << i
+             << "), got " << block.getArgument(5 + i).getType();
   if (yield.getValues().size() != 1 ||
       yield.getValues().front().getType() != scoreType)
     return op->emitOpError()
@@ -280,7 +327,14 @@ LogicalResult ScoreModOp::verify() {
     return emitOpError() << "input must be a rank-4 score tensor [batch, "
                             "heads, queries, keys], got rank "
                          << input.getRank();
-  return verifyScoreModBody(*this, getBody(), input.getElementType());
+  if (failed(verifyCaptures(*this, getCaptures())))
+    return failure();
+  return verifyScoreModBody(*this, getBody(), input.getElementType(),
+                            getCaptures());
+}
+
+LogicalResult ScoreModOp::verifyRegions() {
+  return verifyScoreModOps(getBody());
 }
 
 //===----------------------------------------------------------------------===//
@@ -433,10 +487,19 @@ LogicalResult FlashOp::verify() {
                                 getLengths(), getKeep(), getBias())))
     return failure();
 
-  if (hasScoreMod())
-    return verifyScoreModBody(*this, getScoreMod(),
-                              Float32Type::get(getContext()));
-  return success();
+  if (!hasScoreMod()) {
+    if (!getCaptures().empty())
+      return emitOpError() << "has score_mod captures but no score_mod region";
+    return success();
+  }
+  if (failed(verifyCaptures(*this, getCaptures())))
+    return failure();
+  return verifyScoreModBody(*this, getScoreMod(),
+                            Float32Type::get(getContext()), getCaptures());
+}
+
+LogicalResult FlashOp::verifyRegions() {
+  return verifyScoreModOps(getScoreMod());
 }
 
 //===----------------------------------------------------------------------===//
