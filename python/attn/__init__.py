@@ -346,7 +346,8 @@ def _compile_error(message, text, score_mod, call):
     diagnostics = _DIAGNOSTIC.findall(message)
     if score_mod:
         lines = text.split("\n")
-        first = next(i for i, line in enumerate(lines) if line == _SCORE_MOD_HEADER) + 2  # 1-based
+        header = _SCORE_MOD_HEADER.split("{captures}")[0]
+        first = next(i for i, line in enumerate(lines) if line.startswith(header)) + 2  # 1-based
         body = score_mod.split("\n")
         for line, column, severity, what in diagnostics:
             index = int(line) - first
