@@ -30,7 +30,7 @@ extern "C" {
 
 /* Bumped on every change of a struct layout or a function signature below
  * (also the library's SOVERSION). */
-#define ATTN_C_ABI_VERSION 1
+#define ATTN_C_ABI_VERSION 2
 
 enum attn_status {
   ATTN_OK = 0,
@@ -70,6 +70,17 @@ typedef struct attn_flash_args {
    * contiguous device memory of the shapes and element types of the IR
    * (bool as one byte); NULL in the slots the kernel does not use. */
   const void *score_mod_captures[ATTN_MAX_SCORE_MOD_CAPTURES];
+  /* --- ragged batches (appended in ABI 2) ---
+   * For a kernel compiled from an attn.flash with cu_seqlens: batch
+   * sequences packed in q and o (seq_q tokens; strides[0] ignored) and in k
+   * and v (seq_kv tokens); sequence b's queries are rows cu_seqlens_q[b] ..
+   * cu_seqlens_q[b + 1], its keys likewise (batch + 1 int32 offsets each,
+   * device memory, clamped to the tensors by the kernel); lse is
+   * [heads_q, seq_q]. max_seqlen_q / max_seqlen_k: the longest sequence's
+   * lengths, or 0 if unknown (they only guide split-KV). NULL and 0 for a
+   * dense batch. */
+  const int32_t *cu_seqlens_q, *cu_seqlens_k;
+  int32_t max_seqlen_q, max_seqlen_k;
 } attn_flash_args;
 
 typedef struct attn_kernel_info {

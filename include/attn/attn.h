@@ -93,10 +93,35 @@ public:
     std::vector<Tensor> scoreModCaptures;
   };
 
+  /// Attention over a ragged batch (flash_attn's varlen form).
+  struct VarlenOptions {
+    std::optional<float> scale; ///< default 1/sqrt(head dim)
+    /// Causal, aligned to each sequence's last key (bottomRight, as
+    /// flash_attn aligns it) or to its first.
+    bool causal = false;
+    bool bottomRight = true;
+    int windowLeft = -1, windowRight = -1; ///< -1: unbounded
+    /// A score_mod body as in SdpaOptions; %b is the sequence, %q_idx and
+    /// %kv_idx positions within it.
+    std::string scoreMod;
+    std::vector<Tensor> scoreModCaptures;
+    bool returnLse = false; ///< also the logsumexp, [Hq, Tq] f32
+  };
+  struct Attention {
+    Tensor output;
+    std::optional<Tensor> lse;
+  };
+
   Tensor input(const std::string &name, DataType type,
                std::vector<int64_t> shape);
   /// Appends softmax(mask(scale * q k^T)) v; checks shapes.
   Result<Tensor> sdpa(Tensor q, Tensor k, Tensor v, const SdpaOptions &options);
+  /// Appends attention over a ragged batch, as one attn.flash (there is no
+  /// graph form of it): q [Tq, Hq, D], k [Tk, Hkv, D] and v [Tk, Hkv, Dv]
+  /// packed, and the [B + 1] i32 offsets of each sequence's queries and
+  /// keys (FlashArgs::cuSeqlensQ / cuSeqlensK at launch); checks shapes.
+  Result<Attention> varlen(Tensor q, Tensor k, Tensor v, Tensor cuSeqlensQ,
+                           Tensor cuSeqlensK, const VarlenOptions &options);
   void output(Tensor tensor);
 
   /// The graph as an MLIR function `@graph`, verified.

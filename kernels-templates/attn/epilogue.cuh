@@ -2,6 +2,7 @@
 // O (or, for split-KV, the split's f32 partial output) and the logsumexp;
 // and FlashCombine, which merges the partials of a split launch.
 #pragma once
+#include "attn/mask.cuh"
 #include "attn/softmax.cuh"
 
 namespace attn {
@@ -20,10 +21,17 @@ template <class C> struct Epilogue {
         const OnlineSoftmax<kMTiles, kNTiles> &softmax) {
     const int lane = threadIdx.x % 32;
     const bool partial = p.schedule.splits > 1;
-    u16 *out = static_cast<u16 *>(p.o) + b * p.o_strides[0] + h * p.o_strides[1];
-    // Row r of (batch, head) in the [batch][heads_q][seq_q] order of lse.
-    const i64 rowIndex0 = (static_cast<i64>(b) * p.heads_q + h) * p.seq_q;
-    const i64 splitRows = static_cast<i64>(p.batch) * p.heads_q * p.seq_q;
+    // Row r of the sequence: row qStart + r of o (a ragged batch's o has no
+    // batch stride), and of (batch, head) in the [batch][heads_q][seq_q]
+    // order of lse, which a ragged batch has as [heads_q][seq_q].
+    const SequenceExtent e = sequenceExtent<C>(p, b);
+    const int lseBatch = C::kVarlen ? 0 : b;
+    u16 *out = static_cast<u16 *>(p.o) + b * p.o_strides[0] +
+               h * p.o_strides[1] + e.qStart * p.o_strides[2];
+    const i64 rowIndex0 =
+        (static_cast<i64>(lseBatch) * p.heads_q + h) * p.seq_q + e.qStart;
+    const i64 splitRows =
+        static_cast<i64>(C::kVarlen ? 1 : p.batch) * p.heads_q * p.seq_q;
 #pragma unroll
     for (int mt = 0; mt < kMTiles; ++mt)
 #pragma unroll
@@ -31,7 +39,7 @@ template <class C> struct Epilogue {
         const float total = softmax.rowTotal(mt, half);
         const float inv = softmax.normalizer(total);
         int row = m0 + rowBase + mt * 16 + lane / 4 + half * 8;
-        if (row >= p.seq_q)
+        if (row >= e.seqQ)
           continue;
         const float lse = softmax.logSumExp(mt, half, total);
         const i64 rowIndex = rowIndex0 + row;
@@ -60,10 +68,27 @@ template <class C> struct Epilogue {
   }
 };
 
+/// True if some sequence of a ragged batch holds packed row `row` (offsets
+/// in order; with others, any answer stays in bounds): the largest b with
+/// cu_seqlens_q[b] <= row, found by bisection, and its end.
+__device__ __forceinline__ bool varlenRowCovered(const FlashParams &p,
+                                                 int row) {
+  int lo = 0, hi = p.batch; // the answer lies in [lo, hi)
+  while (hi - lo > 1) {
+    const int mid = (lo + hi) / 2;
+    if (p.cu_seqlens_q[mid] <= row)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return p.cu_seqlens_q[lo] <= row && row < p.cu_seqlens_q[lo + 1];
+}
+
 /// Merges the partial outputs of a split-KV launch: one warp per row of
-/// [batch][heads_q][seq_q] (p as for an unsplit launch), weighting each
-/// split's output by exp(its logsumexp - the row's). A row no split saw a
-/// key for yields zeros and -inf.
+/// [batch][heads_q][seq_q] (p as for an unsplit launch; a ragged batch's
+/// rows as [1][heads_q][packed rows], those of no sequence skipped),
+/// weighting each split's output by exp(its logsumexp - the row's). A row
+/// no split saw a key for yields zeros and -inf.
 template <class C> struct FlashCombine {
   static constexpr int kThreads = kCombineThreads, kRowsPerBlock = kThreads / 32;
   using Ops = ElementOps<typename C::Element>;
@@ -71,10 +96,16 @@ template <class C> struct FlashCombine {
   static __device__ void run(const FlashParams &p) {
     const int lane = threadIdx.x % 32;
     const int splits = p.schedule.splits;
-    const i64 rows = static_cast<i64>(p.batch) * p.heads_q * p.seq_q;
+    const i64 rows =
+        static_cast<i64>(C::kVarlen ? 1 : p.batch) * p.heads_q * p.seq_q;
     const i64 r = static_cast<i64>(blockIdx.x) * kRowsPerBlock + threadIdx.x / 32;
     if (r >= rows)
       return;
+    const int i = static_cast<int>(r % p.seq_q);
+    const int h = static_cast<int>(r / p.seq_q % p.heads_q);
+    const int b = static_cast<int>(r / (static_cast<i64>(p.seq_q) * p.heads_q));
+    if (C::kVarlen && !varlenRowCovered(p, i))
+      return; // no split wrote it
     float maxLse = negInf();
     for (int s = 0; s < splits; ++s)
       maxLse = fmaxf(maxLse, p.partial_lse[s * rows + r]);
@@ -84,9 +115,6 @@ template <class C> struct FlashCombine {
       total += lse == negInf() ? 0.f : fastExp2((lse - maxLse) * kLog2e);
     }
     const float inv = total > 0.f ? 1.f / total : 0.f;
-    const int i = static_cast<int>(r % p.seq_q);
-    const int h = static_cast<int>(r / p.seq_q % p.heads_q);
-    const int b = static_cast<int>(r / (static_cast<i64>(p.seq_q) * p.heads_q));
     u16 *out = static_cast<u16 *>(p.o) + b * p.o_strides[0] + h * p.o_strides[1] +
                i * p.o_strides[2];
     for (int d = 2 * lane; d < C::kHeadDimV; d += 64) {

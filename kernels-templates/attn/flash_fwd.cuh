@@ -20,7 +20,8 @@
 // The configuration C binds typed constants only (see the emitted source):
 //   Element (F16/BF16), BiasElement, kHeadDimQK, kHeadDimV, kBlockM, kBlockN,
 //   kNumWarps, kStages, kTransposeK, kCausal, kBottomRight, kWindow,
-//   kKeyPadding, kKeep, kBias, kScoreMod, kWriteLse, and scoreMod().
+//   kKeyPadding, kKeep, kBias, kScoreMod, kWriteLse, kVarlen, and
+//   scoreMod().
 //
 // An Mma policy provides kMTiles, kNTiles (kBlockN / 8), kOTiles, kSharedBytes,
 // kAsyncProducts (products run while other instructions issue) and,
@@ -63,19 +64,28 @@ template <class C, class Mma> struct FlashForward {
 
     // The work tile of this block; the schedule owns the order (positional
     // masks: longest first).
-    const WorkTile tile = p.schedule.template tile<kOrder>(blockIdx.x);
+    WorkTile tile = p.schedule.template tile<kOrder>(blockIdx.x);
+    // Ragged batches: the launch covers a bound of the m-blocks; a block
+    // past the last has no rows.
+    if (C::kVarlen && !resolveVarlenTile(tile, p.cu_seqlens_q, p.batch,
+                                         p.seq_q, kBlockM))
+      return;
     const Mask<C> mask(p, tile.b, tile.h, tile.mBlock * kBlockM, kBlockM);
     const int hk = tile.h / (p.heads_q / p.heads_kv);
     int tileBegin, tileEnd;
     mask.keyTiles(p, kBlockN, tile.split, p.schedule.splits, tileBegin, tileEnd);
     const int numTiles = tileEnd - tileBegin;
 
+    // The sequence's first query and key (a ragged batch's offsets; 0
+    // otherwise); a transposed k holds the keys along its last dimension.
     const u16 *q = static_cast<const u16 *>(p.q) + mask.b * p.q_strides[0] +
-                   mask.h * p.q_strides[1] + mask.m0 * p.q_strides[2];
+                   mask.h * p.q_strides[1] +
+                   (mask.qStart() + mask.m0) * p.q_strides[2];
     const u16 *k = static_cast<const u16 *>(p.k) + mask.b * p.k_strides[0] +
-                   hk * p.k_strides[1];
+                   hk * p.k_strides[1] +
+                   (C::kTransposeK ? mask.kStart() : mask.kStart() * p.k_strides[2]);
     const u16 *v = static_cast<const u16 *>(p.v) + mask.b * p.v_strides[0] +
-                   hk * p.v_strides[1];
+                   hk * p.v_strides[1] + mask.kStart() * p.v_strides[2];
 
     // Tiles run from the last key tile to the first, so that the diagonal
     // (masked) tiles of a causal block come first.
@@ -95,7 +105,7 @@ template <class C, class Mma> struct FlashForward {
       commitAsync();
     };
 
-    mma.loadQ(q, p.q_strides[2], p.seq_q - mask.m0);
+    mma.loadQ(q, p.q_strides[2], mask.seqQ(p) - mask.m0);
 #pragma unroll
     for (int g = 0; g < kStages - 1; ++g)
       loadGroup(g);

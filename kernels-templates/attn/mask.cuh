@@ -4,16 +4,39 @@
 // positional masks, keep).
 //
 // The configuration C supplies kCausal, kBottomRight, kWindow, kKeyPadding,
-// kKeep, kBias, kScoreMod, BiasElement and scoreMod().
+// kKeep, kBias, kScoreMod, kVarlen, BiasElement and scoreMod().
 #pragma once
 #include "attn/common.cuh"
 
 namespace attn {
 
+/// Where batch entry b's queries and keys lie along the sequence dimension
+/// of q/o and k/v: a ragged batch's sequence at its clamped offsets
+/// (params.h), else the whole padded sequences.
+struct SequenceExtent {
+  int qStart, seqQ, kStart, seqKV;
+};
+template <class C>
+__device__ __forceinline__ SequenceExtent sequenceExtent(const FlashParams &p,
+                                                         int b) {
+  if (!C::kVarlen)
+    return {0, p.seq_q, 0, p.seq_kv};
+  SequenceExtent e;
+  e.qStart = min(max(p.cu_seqlens_q[b], 0), p.seq_q);
+  e.seqQ = min(max(p.cu_seqlens_q[b + 1], e.qStart), p.seq_q) - e.qStart;
+  e.kStart = min(max(p.cu_seqlens_k[b], 0), p.seq_kv);
+  e.seqKV = min(max(p.cu_seqlens_k[b + 1], e.kStart), p.seq_kv) - e.kStart;
+  return e;
+}
+
 template <class C> struct Mask {
-  /// Work tile (batch, query head) and its query rows [m0, qLast].
+  /// Work tile (batch, query head) and its query rows [m0, qLast], counted
+  /// from the sequence's first (qStart()).
   int b, h, m0, qLast;
-  /// Keys at or past kvEnd are padding (key_padding lengths, or seq_kv).
+  /// A ragged batch's sequence (dense ones read the parameters instead,
+  /// which keeps the members out of registers).
+  SequenceExtent sequence;
+  /// Keys at or past kvEnd are padding (key_padding lengths, or seqKV).
   int kvEnd;
   /// The diagonal of query q is key q + diagOffset (bottom-right: Skv - Sq).
   int diagOffset;
@@ -28,11 +51,28 @@ template <class C> struct Mask {
     b = batch;
     h = head;
     m0 = firstRow;
-    qLast = min(m0 + blockM, p.seq_q) - 1;
-    kvEnd = p.seq_kv;
+    if (C::kVarlen)
+      sequence = sequenceExtent<C>(p, b);
+    qLast = min(m0 + blockM, seqQ(p)) - 1;
+    kvEnd = seqKV(p);
     if (C::kKeyPadding)
-      kvEnd = min(p.seq_kv, max(p.lengths[b], 0));
-    diagOffset = C::kBottomRight ? p.seq_kv - p.seq_q : 0;
+      kvEnd = min(seqKV(p), max(p.lengths[b], 0));
+    diagOffset = C::kBottomRight ? seqKV(p) - seqQ(p) : 0;
+  }
+
+  /// The sequence's queries and keys and where they start along the
+  /// sequence dimension of q/o and k/v (sequenceExtent).
+  __device__ __forceinline__ int seqQ(const FlashParams &p) const {
+    return C::kVarlen ? sequence.seqQ : p.seq_q;
+  }
+  __device__ __forceinline__ int seqKV(const FlashParams &p) const {
+    return C::kVarlen ? sequence.seqKV : p.seq_kv;
+  }
+  __device__ __forceinline__ int qStart() const {
+    return C::kVarlen ? sequence.qStart : 0;
+  }
+  __device__ __forceinline__ int kStart() const {
+    return C::kVarlen ? sequence.kStart : 0;
   }
 
   /// The key tiles [begin, end) of blockN keys that this tile's split must
@@ -125,13 +165,13 @@ template <class C> struct Mask {
         const int q = m0 + rowBase + mt * 16 + lane / 4 + half * 8;
         int lo, hi;
         rowRange(p, q, lo, hi);
-        const bool rowInside = q < p.seq_q;
+        const bool rowInside = q < seqQ(p);
 #pragma unroll
         for (int j = 0; j < kNTiles; ++j)
 #pragma unroll
           for (int e = 2 * half; e < 2 * half + 2; ++e) {
             const int k = n0 + j * 8 + (lane % 4) * 2 + (e % 2);
-            const bool inside = rowInside && k < p.seq_kv;
+            const bool inside = rowInside && k < seqKV(p);
             float x = s[mt][j][e] * p.scale;
             if (C::kScoreMod)
               x = C::scoreMod(x, b, h, q, k, p.score_mod_captures);

@@ -47,6 +47,12 @@ struct FlashParams {
   // The tensors a score_mod reads (its captures, contiguous, in the op's
   // order); unused slots are null.
   const void *score_mod_captures[kMaxScoreModCaptures];
+  // Ragged batches (kernels with kVarlen): sequence b's queries are the
+  // rows cu_seqlens_q[b] .. cu_seqlens_q[b + 1] of q and o (seq_q: all
+  // packed rows; q and o have no batch stride), its keys likewise of k and
+  // v (seq_kv); offsets are clamped to [0, seq_q] and [0, seq_kv], so no
+  // table makes a kernel read or write outside them. Null otherwise.
+  const int *cu_seqlens_q, *cu_seqlens_k;
 };
 
 /// A TMA descriptor (CUDA's CUtensorMap: 128 opaque bytes, 64-byte

@@ -87,6 +87,65 @@ struct RowPacking {
   ATTN_HOST_DEVICE int rows(int seqQ) const { return packed() ? group : seqQ; }
 };
 
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+/// Ragged batches: the launch's m-blocks of a head are those of every
+/// sequence in turn, and its schedule has batch 1 and an upper bound of
+/// their count as mBlocks (varlenMBlocks). Turns t.mBlock, an index into
+/// them, into the sequence t.b and the m-block within it, from the clamped
+/// offsets: each warp scans 32 sequences' block counts at a time. False for
+/// an index past the last block (the tile has no rows). Every lane of the
+/// warp must call it.
+__device__ __forceinline__ bool resolveVarlenTile(WorkTile &t,
+                                                  const int *cuSeqlensQ,
+                                                  int batch, int totalQ,
+                                                  int blockM) {
+  const int lane = threadIdx.x % 32;
+  const int index = t.mBlock;
+  int before = 0; // m-blocks of the sequences already scanned
+  for (int b0 = 0; b0 < batch; b0 += 32) {
+    const int b = b0 + lane;
+    int blocks = 0;
+    if (b < batch) {
+      const int start = min(max(cuSeqlensQ[b], 0), totalQ);
+      const int end = min(max(cuSeqlensQ[b + 1], start), totalQ);
+      blocks = (end - start + blockM - 1) / blockM;
+    }
+    int inclusive = blocks;
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2) {
+      const int other = __shfl_up_sync(0xffffffffu, inclusive, d);
+      if (lane >= d)
+        inclusive += other;
+    }
+    const int chunk = __shfl_sync(0xffffffffu, inclusive, 31);
+    if (index < before + chunk) {
+      const unsigned holds =
+          __ballot_sync(0xffffffffu, index < before + inclusive);
+      const int first = __ffs(holds) - 1;
+      const int exclusive = __shfl_sync(0xffffffffu, inclusive - blocks, first);
+      t.b = b0 + first;
+      t.mBlock = index - before - exclusive;
+      return true;
+    }
+    before += chunk;
+  }
+  return false;
+}
+#endif
+
+/// Ragged batches: an upper bound of the m-blocks of `batch` sequences of
+/// `totalQ` packed queries (each sequence adds at most one partial block),
+/// the schedule's mBlocks. The kernel finds each block's sequence
+/// (resolveVarlenTile); the host never reads the offsets.
+inline int varlenMBlocks(int batch, int totalQ, int blockM) {
+  // Each sequence with a query (at most min(batch, totalQ) of them) adds at
+  // most one partial block; the bound is at most totalQ.
+  const long long sequences = batch < totalQ ? batch : totalQ;
+  return static_cast<int>((static_cast<long long>(totalQ) +
+                           sequences * (blockM - 1)) /
+                          blockM);
+}
+
 /// Positional masks (causal, windows) make later query blocks longer: they
 /// run longest first.
 constexpr TileOrder tileOrderFor(bool positionalMask) {

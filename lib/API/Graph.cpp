@@ -177,6 +177,112 @@ Result<Graph::Tensor> Graph::sdpa(Tensor qRef, Tensor kRef, Tensor vRef,
   return Tensor{static_cast<int>(nodes_.size()) - 1};
 }
 
+Result<Graph::Attention> Graph::varlen(Tensor qRef, Tensor kRef, Tensor vRef,
+                                       Tensor cuQRef, Tensor cuKRef,
+                                       const VarlenOptions &options) {
+  auto valid = [&](Tensor t) {
+    return t.id >= 0 && t.id < static_cast<int>(nodes_.size());
+  };
+  auto fail = [](const std::string &message) {
+    return Status(StatusCode::InvalidArgument, "varlen: " + message);
+  };
+  for (Tensor t : {qRef, kRef, vRef, cuQRef, cuKRef})
+    if (!valid(t))
+      return fail("q, k, v and the offsets must be tensors of this graph");
+  const Node q = nodes_[qRef.id], k = nodes_[kRef.id], v = nodes_[vRef.id],
+             cuQ = nodes_[cuQRef.id], cuK = nodes_[cuKRef.id];
+  for (const Node *n : {&q, &k, &v}) {
+    if (n->shape.size() != 3)
+      return fail("'" + n->name + "' has shape " + shapeText(n->shape) +
+                  "; expected packed [tokens, heads, head_dim]");
+    for (int64_t extent : n->shape)
+      if (extent < 1 || extent > 2147483647)
+        return fail("'" + n->name + "' has shape " + shapeText(n->shape) +
+                    "; extents must be between 1 and 2147483647");
+  }
+  for (const Node *n : {&cuQ, &cuK})
+    if (n->shape.size() != 1 || n->shape[0] < 2 || n->type != DataType::I32)
+      return fail("'" + n->name + "' must be i32 [batch + 1] offsets, got " +
+                  elementTypeName(n->type) + " " + shapeText(n->shape));
+  if (cuQ.shape != cuK.shape)
+    return fail("the offsets of queries and keys differ in batch: " +
+                shapeText(cuQ.shape) + " and " + shapeText(cuK.shape));
+  if (q.type != k.type || q.type != v.type ||
+      (q.type != DataType::F16 && q.type != DataType::BF16))
+    return fail("q, k and v must be all f16 or all bf16");
+  if (k.shape[1] != v.shape[1] || q.shape[1] % k.shape[1] != 0 ||
+      k.shape[0] != v.shape[0] || k.shape[2] != q.shape[2])
+    return fail("k " + shapeText(k.shape) + " and v " + shapeText(v.shape) +
+                " must share tokens and heads, their heads divide q's and "
+                "k's head dim be q's " +
+                shapeText(q.shape));
+  if (!options.scoreModCaptures.empty() && options.scoreMod.empty())
+    return fail("score_mod captures need a score_mod");
+
+  std::vector<std::string> items;
+  if (options.causal)
+    items.push_back("causal");
+  if (options.windowLeft >= 0 || options.windowRight >= 0)
+    items.push_back("window = [" + std::to_string(options.windowLeft) + ", " +
+                    std::to_string(options.windowRight) + "]");
+  if (options.bottomRight && !items.empty())
+    items.push_back("bottom_right");
+  auto type = [&](const Node &n) {
+    return tensorType(n.shape, elementTypeName(n.type));
+  };
+  std::string captures, captureTypes, captureArgs;
+  for (auto [i, capture] : llvm::enumerate(options.scoreModCaptures)) {
+    if (!valid(capture))
+      return fail("score_mod capture " + std::to_string(i) +
+                  " is not a tensor of this graph");
+    const Node &n = nodes_[capture.id];
+    captures += (i ? ", %" : "%") + n.name;
+    captureTypes += (i ? ", " : "") + type(n);
+    captureArgs += ", %capture" + std::to_string(i) + ": " + type(n);
+  }
+  float scale = options.scale.value_or(1.0f / std::sqrt(float(q.shape[2])));
+  char scaleText[32];
+  std::snprintf(scaleText, sizeof(scaleText), "%.9g", scale);
+  std::vector<int64_t> outShape = {q.shape[0], q.shape[1], v.shape[2]};
+  std::vector<int64_t> lseShape = {q.shape[1], q.shape[0]};
+  std::string o = "t" + std::to_string(counter_++);
+  std::string l = options.returnLse ? "t" + std::to_string(counter_++) : "";
+  std::string results = tensorType(outShape, elementTypeName(q.type));
+  if (options.returnLse)
+    results += ", " + tensorType(lseShape, "f32");
+  std::ostringstream os;
+  os << "  %" << o << (l.empty() ? "" : ", %" + l) << " = attn.flash %"
+     << q.name << ", %" << k.name << ", %" << v.name;
+  if (!captures.empty())
+    os << " captures(" << captures << " : " << captureTypes << ")";
+  os << " cu_seqlens_q(%" << cuQ.name << " : " << type(cuQ)
+     << ") cu_seqlens_k(%" << cuK.name << " : " << type(cuK) << ") {scale = "
+     << scaleText << " : f32";
+  if (!items.empty()) {
+    os << ", mask = #attn.mask<";
+    for (size_t i = 0; i < items.size(); ++i)
+      os << (i ? ", " : "") << items[i];
+    os << ">";
+  }
+  os << "}";
+  if (!options.scoreMod.empty())
+    os << " score_mod {\n"
+       << "  ^bb0(%score: f32, %b: index, %h: index, %q_idx: index, %kv_idx: "
+          "index"
+       << captureArgs << "):\n    " << options.scoreMod << "\n  }";
+  os << " : " << type(q) << ", " << type(k) << ", " << type(v) << " -> "
+     << results << "\n";
+  body_ += os.str();
+  Attention result;
+  nodes_.push_back({o, q.type, outShape});
+  result.output = Tensor{static_cast<int>(nodes_.size()) - 1};
+  if (options.returnLse) {
+    nodes_.push_back({l, DataType::F32, lseShape});
+    result.lse = Tensor{static_cast<int>(nodes_.size()) - 1};
+  }
+  return result;
+}
+
 Result<std::string> Graph::toMLIR() const {
   if (outputs_.empty())
     return Status(StatusCode::InvalidArgument, "the graph has no output");

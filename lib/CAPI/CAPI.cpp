@@ -57,6 +57,10 @@ attn::FlashArgs toFlashArgs(const attn_flash_args *args,
   a.splits = args->num_splits;
   for (int i = 0; i < ATTN_MAX_SCORE_MOD_CAPTURES; ++i)
     a.scoreModCaptures[i] = args->score_mod_captures[i];
+  a.cuSeqlensQ = args->cu_seqlens_q;
+  a.cuSeqlensK = args->cu_seqlens_k;
+  a.maxSeqlenQ = args->max_seqlen_q;
+  a.maxSeqlenK = args->max_seqlen_k;
   if (config) {
     a.workspace = reinterpret_cast<attn::DevicePtr>(config->workspace);
     a.workspaceBytes = config->workspace_bytes;

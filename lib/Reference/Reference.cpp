@@ -10,6 +10,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cmath>
@@ -302,6 +303,8 @@ struct MaskEval {
 
 class Evaluator {
 public:
+  explicit Evaluator(const Options &options) : options(options) {}
+
   LogicalResult run(func::FuncOp func, ArrayRef<HostTensor> inputs) {
     Block &body = func.getBody().front();
     if (inputs.size() != body.getNumArguments())
@@ -322,6 +325,7 @@ public:
     return func.emitError() << "the function has no return";
   }
 
+  const Options &options;
   SmallVector<Value> results;
   llvm::DenseMap<Value, Tensor4> tensors;
   llvm::DenseMap<Value, HostTensor> plain;
@@ -587,7 +591,132 @@ private:
     return e;
   }
 
+  /// The plain (not rank-4) value of an operand: an argument of the
+  /// function.
+  FailureOr<const HostTensor *> plainOperand(Operation *op, Value value,
+                                             StringRef name) {
+    auto it = plain.find(value);
+    if (it == plain.end())
+      return op->emitOpError() << "'" << name
+                               << "' must be a function argument for the "
+                                  "reference";
+    return &it->second;
+  }
+
+  /// A ragged batch: packed q [Tq, Hq, D], k [Tk, Hkv, D], v [Tk, Hkv, Dv];
+  /// each sequence attends to its own keys, with the offsets clamped as
+  /// the op defines. The (sequence, head) slices of the options are
+  /// computed (all of them without any); other rows stay NaN.
+  LogicalResult evaluateVarlenFlash(FlashOp flash) {
+    FailureOr<const HostTensor *> q = plainOperand(flash, flash.getQ(), "q"),
+                                  k = plainOperand(flash, flash.getK(), "k"),
+                                  v = plainOperand(flash, flash.getV(), "v"),
+                                  cuQ = plainOperand(flash, flash.getCuSeqlensQ(),
+                                                     "cu_seqlens_q"),
+                                  cuK = plainOperand(flash, flash.getCuSeqlensK(),
+                                                     "cu_seqlens_k");
+    if (failed(q) || failed(k) || failed(v) || failed(cuQ) || failed(cuK))
+      return failure();
+    std::shared_ptr<const ScoreModProgram> mod;
+    if (flash.hasScoreMod()) {
+      FailureOr<ScoreModProgram> program = scoreModProgram(
+          flash, flash.getScoreMod(), flash.getCaptures());
+      if (failed(program))
+        return failure();
+      mod = std::make_shared<const ScoreModProgram>(std::move(*program));
+    }
+    MaskEval e;
+    e.kind = flash.getMaskOrEmpty();
+    const int64_t tq = (*q)->shape[0], hq = (*q)->shape[1];
+    const int64_t tk = (*k)->shape[0], hkv = (*k)->shape[1];
+    const int64_t dv = (*v)->shape[2], group = hq / hkv;
+    const int64_t batch = (*cuQ)->shape[0] - 1;
+    const double scale = flash.getScale().convertToDouble();
+    // Decreasing offsets would make sequences overlap: their rows have no
+    // one value (the kernel only stays in bounds).
+    for (auto [name, cu] : {std::pair<StringRef, const HostTensor *>{
+                                "cu_seqlens_q", *cuQ},
+                            {"cu_seqlens_k", *cuK}})
+      for (int64_t b = 0; b < batch; ++b)
+        if (cu->data[b + 1] < cu->data[b])
+          return flash.emitOpError()
+                 << "'" << name << "' decreases from "
+                 << int64_t(cu->data[b]) << " to " << int64_t(cu->data[b + 1])
+                 << " at sequence " << b
+                 << "; the reference needs offsets in order";
+    auto clampedRange = [](const HostTensor &cu, int64_t b, int64_t total) {
+      int64_t start = std::clamp<int64_t>(int64_t(cu.data[b]), 0, total);
+      int64_t end = std::clamp<int64_t>(int64_t(cu.data[b + 1]), start, total);
+      return std::pair<int64_t, int64_t>(start, end - start);
+    };
+    HostTensor out({tq, hq, dv}, std::numeric_limits<double>::quiet_NaN());
+    HostTensor lse({hq, tq}, std::numeric_limits<double>::quiet_NaN());
+    auto rows = [](const HostTensor &t, int64_t first, int64_t count,
+                   int64_t head) {
+      const int64_t heads = t.shape[1], cols = t.shape[2];
+      Matrix m(count, cols);
+      for (int64_t i = 0; i < count; ++i)
+        for (int64_t c = 0; c < cols; ++c)
+          m.at(i, c) = t.data[((first + i) * heads + head) * cols + c];
+      return m;
+    };
+    // One (sequence, head) at a time, each writing rows of its own.
+    auto slice = [&](int64_t b, int64_t h) {
+      auto [qStart, sq] = clampedRange(**cuQ, b, tq);
+      auto [kStart, sk] = clampedRange(**cuK, b, tk);
+      Matrix s = multiply(rows(**q, qStart, sq, h), false,
+                          rows(**k, kStart, sk, h / group), true);
+      for (int64_t i = 0; i < s.rows; ++i)
+        for (int64_t j = 0; j < s.cols; ++j) {
+          double x = s.at(i, j) * scale;
+          if (mod)
+            x = mod->run(x, b, h, i, j);
+          s.at(i, j) = x;
+        }
+      e.apply(s, b, h);
+      std::vector<double> rowLse;
+      softmaxInPlace(s, true, &rowLse);
+      Matrix o = multiply(s, false, rows(**v, kStart, sk, h / group), false);
+      for (int64_t i = 0; i < sq; ++i) {
+        for (int64_t c = 0; c < dv; ++c)
+          out.data[((qStart + i) * hq + h) * dv + c] = o.at(i, c);
+        lse.data[h * tq + qStart + i] = rowLse[i];
+      }
+    };
+    std::vector<std::pair<int64_t, int64_t>> slices;
+    for (auto [b, h] : options.slices)
+      if (b < batch && h < hq)
+        slices.emplace_back(b, h);
+    if (options.slices.empty())
+      for (int64_t b = 0; b < batch; ++b)
+        for (int64_t h = 0; h < hq; ++h)
+          slices.emplace_back(b, h);
+    // A slice asked for twice is computed once: each writes its own rows.
+    llvm::sort(slices);
+    slices.erase(std::unique(slices.begin(), slices.end()), slices.end());
+    unsigned threads = options.threads
+                           ? options.threads
+                           : std::max(1u, std::thread::hardware_concurrency());
+    std::atomic<size_t> next{0};
+    auto worker = [&] {
+      for (size_t i = next++; i < slices.size(); i = next++)
+        slice(slices[i].first, slices[i].second);
+    };
+    std::vector<std::thread> pool;
+    for (unsigned i = 1; i < threads; ++i)
+      pool.emplace_back(worker);
+    worker();
+    for (std::thread &t : pool)
+      t.join();
+    plain[flash.getOutput()] = std::move(out);
+    if (Value result = flash.getLse())
+      plain[result] = std::move(lse);
+    return success();
+  }
+
   LogicalResult evaluateFlash(FlashOp flash) {
+    if (flash.isVarlen())
+      return evaluateVarlenFlash(flash);
     FailureOr<Tensor4> q = tensor(flash, flash.getQ()), k = tensor(flash, flash.getK()),
                        v = tensor(flash, flash.getV());
     if (failed(q) || failed(k) || failed(v))
@@ -654,7 +783,7 @@ private:
 FailureOr<std::vector<HostTensor>>
 reference::evaluate(func::FuncOp func, ArrayRef<HostTensor> inputs,
                     const Options &options) {
-  Evaluator evaluator;
+  Evaluator evaluator(options);
   if (failed(evaluator.run(func, inputs)))
     return failure();
   std::vector<HostTensor> outputs;

@@ -2,6 +2,8 @@
 
 #include "attn/Run/Check.h"
 
+#include "attn/Dialect/Attn/IR/AttnOps.h"
+
 #include <chrono>
 #include <cmath>
 
@@ -44,7 +46,20 @@ mlir::attn::reference::Options sampleOptions(mlir::func::FuncOp func,
   auto firstType = results.empty()
                        ? mlir::RankedTensorType()
                        : mlir::dyn_cast<mlir::RankedTensorType>(results.front());
-  if (firstType && firstType.getRank() >= 2)
+  // A ragged batch's slices are (sequence, head) pairs.
+  mlir::attn::FlashOp varlen;
+  func.walk([&](mlir::func::ReturnOp ret) {
+    if (ret.getNumOperands())
+      if (auto flash =
+              ret.getOperand(0).getDefiningOp<mlir::attn::FlashOp>();
+          flash && flash.isVarlen())
+        varlen = flash;
+  });
+  if (varlen && !varlen.getCuSeqlensQ().getType().isDynamicDim(0))
+    options.slices =
+        sampleSlices(varlen.getCuSeqlensQ().getType().getDimSize(0) - 1,
+                     varlen.getHeadsQ(), maxSlices, rng);
+  else if (!varlen && firstType && firstType.getRank() >= 2)
     options.slices = sampleSlices(firstType.getDimSize(0),
                                   firstType.getDimSize(1), maxSlices, rng);
   return options;

@@ -3,6 +3,8 @@
 #include "attn/Run/Inputs.h"
 #include "attn/Npy/Npy.h"
 
+#include "attn/Dialect/Attn/IR/AttnOps.h"
+
 #include <algorithm>
 
 namespace attn::run {
@@ -14,6 +16,27 @@ HostTensor randomInput(mlir::BlockArgument arg, std::mt19937_64 &rng,
   DataType element = *dataTypeOf(type.getElementType());
   std::normal_distribution<double> normal(0.0, 1.0);
   std::bernoulli_distribution keep(0.8);
+  // Offsets of a ragged batch: 0, then the sorted cut points of the packed
+  // tokens, then all of them (sequences of 0 tokens included); as many
+  // tokens as sequences is a decode batch, one token each.
+  int64_t packedTokens = -1;
+  func.walk([&](mlir::attn::FlashOp flash) {
+    if (flash.getCuSeqlensQ() == arg)
+      packedTokens = flash.getQ().getType().getDimSize(0);
+    else if (flash.getCuSeqlensK() == arg)
+      packedTokens = flash.getK().getType().getDimSize(0);
+  });
+  if (packedTokens >= 0 && element == DataType::I32 && type.getRank() == 1) {
+    const int64_t sequences = type.getDimSize(0) - 1;
+    std::uniform_int_distribution<int64_t> cut(0, packedTokens);
+    for (int64_t b = 0; b <= sequences; ++b)
+      t.data[b] = sequences == packedTokens ? double(b)
+                  : b == 0                  ? 0.0
+                  : b == sequences          ? double(packedTokens)
+                                            : double(cut(rng));
+    std::sort(t.data.begin(), t.data.end());
+    return t;
+  }
   if (element == DataType::I32 || element == DataType::I64) {
     // Lengths of keys: the key sequence of the attention that uses them.
     int64_t maxLength = 1;
@@ -72,6 +95,44 @@ Result<std::vector<HostTensor>> makeInputs(mlir::func::FuncOp func,
     inputs.push_back(std::move(t));
   }
   return inputs;
+}
+
+Status setInputValues(mlir::func::FuncOp func,
+                      const std::vector<std::string> &specs,
+                      std::vector<HostTensor> &inputs) {
+  for (const std::string &spec : specs) {
+    auto bad = [&](const std::string &why) {
+      return Status(StatusCode::InvalidArgument,
+                    "--set-input=" + spec + ": " + why);
+    };
+    llvm::StringRef text(spec);
+    auto [indexText, valuesText] = text.split(':');
+    unsigned index = 0;
+    if (indexText.getAsInteger(10, index) || valuesText.empty())
+      return bad("expected ARGUMENT:v0,v1,... (an argument index, then its "
+                 "values)");
+    if (index >= func.getNumArguments() || index >= inputs.size())
+      return bad("the function has " + std::to_string(func.getNumArguments()) +
+                 " arguments");
+    HostTensor &t = inputs[index];
+    llvm::SmallVector<llvm::StringRef> parts;
+    valuesText.split(parts, ',');
+    if (static_cast<int64_t>(parts.size()) != t.numElements())
+      return bad("argument " + std::to_string(index) + " (" +
+                 shapeString(t.shape) + ") holds " +
+                 std::to_string(t.numElements()) + " values, got " +
+                 std::to_string(parts.size()));
+    DataType element = *dataTypeOf(
+        mlir::cast<mlir::RankedTensorType>(func.getArgument(index).getType())
+            .getElementType());
+    for (auto [i, part] : llvm::enumerate(parts)) {
+      double value;
+      if (part.trim().getAsDouble(value))
+        return bad("'" + part.str() + "' is not a number");
+      t.data[i] = representable(element, value);
+    }
+  }
+  return Status::ok();
 }
 
 } // namespace attn::run

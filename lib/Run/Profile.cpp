@@ -110,8 +110,9 @@ Result<TileStats> tileStats(const Launch &l) {
   TileStats t;
   t.computed = stats[0];
   t.masked = stats[1];
-  t.all = (unsigned long long)l.grid.x * l.grid.y * l.grid.z *
-          ((args.seqKV + spec.blockN - 1) / spec.blockN);
+  t.all = l.keyTiles ? l.keyTiles
+                     : (unsigned long long)l.grid.x * l.grid.y * l.grid.z *
+                           ((args.seqKV + spec.blockN - 1) / spec.blockN);
   t.splits = *splits;
   t.packedHeads = l.kernel->packsQueryHeads(args.seqQ);
   return t;

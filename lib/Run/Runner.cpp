@@ -7,17 +7,114 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
+#include <algorithm>
+
 namespace attn::run {
 
 namespace {
 
 using ValueMap = llvm::DenseMap<mlir::Value, DeviceTensor>;
+using HostMap = llvm::DenseMap<mlir::Value, const HostTensor *>;
+
+/// The split-KV workspace of a fused launch: sized once, owned by the
+/// launch (a launch never allocates).
+Status allocateWorkspace(Launch &l, FlashArgs &args) {
+  Result<size_t> workspaceBytes = l.kernel->workspaceBytes(args);
+  if (!workspaceBytes)
+    return workspaceBytes.status();
+  if (*workspaceBytes) {
+    Result<DeviceBuffer> workspace = DeviceBuffer::allocate(*workspaceBytes);
+    if (!workspace)
+      return workspace.status();
+    l.workspace = std::make_shared<DeviceBuffer>(std::move(*workspace));
+    args.workspace = l.workspace->get();
+    args.workspaceBytes = l.workspace->size();
+  }
+  return Status::ok();
+}
+
+/// A ragged batch: packed q, k, v, o, the offsets (their host values, the
+/// function's arguments, give the longest sequences and the work done).
+Result<Launch> prepareVarlenFlash(mlir::attn::FlashOp flash,
+                                  std::shared_ptr<Kernel> kernel,
+                                  ValueMap &values, const HostMap &host,
+                                  const RunOptions &options) {
+  Launch l;
+  l.kernel = kernel;
+  const KernelSpec &spec = kernel->spec();
+  const DeviceTensor q = values[flash.getQ()], k = values[flash.getK()],
+                     v = values[flash.getV()];
+  const HostTensor *cuQ = host.lookup(flash.getCuSeqlensQ()),
+                   *cuK = host.lookup(flash.getCuSeqlensK());
+  if (!cuQ || !cuK)
+    return Status(StatusCode::Unsupported,
+                  "attn-run reads cu_seqlens_q and cu_seqlens_k from the "
+                  "function's arguments");
+  std::vector<int64_t> outShape = {q.shape[0], q.shape[1], v.shape[2]};
+  auto out = allocatePoisoned(outShape, q.type, contiguousStrides(outShape));
+  if (!out)
+    return out.status();
+  values[flash.getOutput()] = *out;
+  FlashArgs args;
+  args.batch = int(cuQ->shape[0] - 1);
+  args.seqQ = int(q.shape[0]);
+  args.seqKV = int(k.shape[0]);
+  args.q = packedArg(q);
+  args.k = packedArg(k);
+  args.v = packedArg(v);
+  args.o = packedArg(*out);
+  args.splits = options.splits;
+  args.cuSeqlensQ = reinterpret_cast<const int *>(
+      values[flash.getCuSeqlensQ()].buffer->get());
+  args.cuSeqlensK = reinterpret_cast<const int *>(
+      values[flash.getCuSeqlensK()].buffer->get());
+  if (mlir::Value lse = flash.getLse()) {
+    std::vector<int64_t> shape = {q.shape[1], q.shape[0]};
+    auto buffer = allocatePoisoned(shape, DataType::F32, contiguousStrides(shape));
+    if (!buffer)
+      return buffer.status();
+    values[lse] = *buffer;
+    args.lse = reinterpret_cast<float *>(buffer->buffer->get());
+  }
+  for (auto [i, capture] : llvm::enumerate(flash.getCaptures())) {
+    if (i >= size_t(kMaxScoreModCaptures))
+      return Status(StatusCode::Unsupported, "too many score_mod captures");
+    args.scoreModCaptures[i] =
+        reinterpret_cast<const void *>(values[capture].buffer->get());
+  }
+  // The work of each sequence, with the offsets clamped as the kernel does.
+  auto clamped = [](const HostTensor &cu, int b, int64_t total) {
+    int64_t start = std::clamp<int64_t>(int64_t(cu.data[b]), 0, total);
+    int64_t end = std::clamp<int64_t>(int64_t(cu.data[b + 1]), start, total);
+    return end - start;
+  };
+  for (int b = 0; b < args.batch; ++b) {
+    int64_t sq = clamped(*cuQ, b, args.seqQ), sk = clamped(*cuK, b, args.seqKV);
+    args.maxSeqlenQ = std::max<int>(args.maxSeqlenQ, int(sq));
+    args.maxSeqlenK = std::max<int>(args.maxSeqlenK, int(sk));
+    if (sq && sk)
+      l.flops += 2.0 * spec.headsQ * double(sq) * double(sk) *
+                 (spec.headDimQK + spec.headDimV) * maskDensity(spec, sq, sk);
+    l.keyTiles += static_cast<unsigned long long>(spec.headsQ) *
+                  ((sq + spec.blockM - 1) / spec.blockM) *
+                  ((sk + spec.blockN - 1) / spec.blockN);
+  }
+  l.bytes = tensorBytes(q) + tensorBytes(k) + tensorBytes(v) + tensorBytes(*out);
+  if (Status s = allocateWorkspace(l, args); !s)
+    return s;
+  l.grid = kernel->grid(args.batch, args.seqQ);
+  l.enqueue = [kernel, args] { return kernel->launch(args); };
+  l.flashArgs = args;
+  return l;
+}
 
 /// Allocates the output of an attn.flash (in the layout of q) and binds its
 /// operands.
 Result<Launch> prepareFlash(mlir::attn::FlashOp flash,
                             std::shared_ptr<Kernel> kernel, ValueMap &values,
-                            const RunOptions &options) {
+                            const HostMap &host, const RunOptions &options) {
+  if (flash.isVarlen())
+    return prepareVarlenFlash(flash, kernel, values, host, options);
   Launch l;
   l.kernel = kernel;
   const KernelSpec &spec = kernel->spec();
@@ -65,19 +162,8 @@ Result<Launch> prepareFlash(mlir::attn::FlashOp flash,
   l.flops = 2.0 * args.batch * spec.headsQ * double(args.seqQ) * args.seqKV *
             (spec.headDimQK + spec.headDimV) * density;
   l.bytes = tensorBytes(q) + tensorBytes(k) + tensorBytes(v) + tensorBytes(*out);
-  // The split-KV workspace: sized once, owned by the launch (a launch never
-  // allocates).
-  Result<size_t> workspaceBytes = kernel->workspaceBytes(args);
-  if (!workspaceBytes)
-    return workspaceBytes.status();
-  if (*workspaceBytes) {
-    Result<DeviceBuffer> workspace = DeviceBuffer::allocate(*workspaceBytes);
-    if (!workspace)
-      return workspace.status();
-    l.workspace = std::make_shared<DeviceBuffer>(std::move(*workspace));
-    args.workspace = l.workspace->get();
-    args.workspaceBytes = l.workspace->size();
-  }
+  if (Status s = allocateWorkspace(l, args); !s)
+    return s;
   l.grid = kernel->grid(args.batch, args.seqQ);
   l.enqueue = [kernel, args] { return kernel->launch(args); };
   l.flashArgs = args;
@@ -157,8 +243,10 @@ Result<Execution> runFunction(mlir::func::FuncOp func,
                   std::to_string(inputs.size()) + " inputs for " +
                       std::to_string(body.getNumArguments()) + " arguments");
   // The inputs on the device, q/k/v in the requested layout.
+  HostMap host;
   for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
     const HostTensor &t = inputs[i];
+    host[arg] = &t;
     auto type = mlir::cast<mlir::RankedTensorType>(arg.getType());
     DataType element = *dataTypeOf(type.getElementType());
     bool qkv = type.getRank() == 4 &&
@@ -202,7 +290,7 @@ Result<Execution> runFunction(mlir::func::FuncOp func,
       Result<std::shared_ptr<Kernel>> kernel = nextKernel();
       if (!kernel)
         return kernel.status();
-      launch = prepareFlash(flash, *kernel, run.values, options);
+      launch = prepareFlash(flash, *kernel, run.values, host, options);
     } else {
       return Status(StatusCode::Unsupported,
                     "after the pipeline the function still has '" +

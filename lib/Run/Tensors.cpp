@@ -223,6 +223,17 @@ TensorArg tensorArg(const DeviceTensor &t) {
   return a;
 }
 
+TensorArg packedArg(const DeviceTensor &t) {
+  TensorArg a;
+  a.data = reinterpret_cast<const void *>(t.buffer->get());
+  // [tokens, heads, dim] as BHSD: heads, then tokens as the sequence.
+  a.strides[0] = 0;
+  a.strides[1] = t.strides[1];
+  a.strides[2] = t.strides[0];
+  a.strides[3] = t.strides[2];
+  return a;
+}
+
 TensorArg broadcastArg(const DeviceTensor &t) {
   TensorArg a = tensorArg(t);
   for (int d = 0; d < 4; ++d)

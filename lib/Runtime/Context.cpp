@@ -157,7 +157,7 @@ Kernel::~Kernel() {
 }
 
 bool Kernel::packsQueryHeads(int seqQ) const {
-  return spec_.kind == KernelKind::Flash && seqQ == 1 &&
+  return spec_.kind == KernelKind::Flash && seqQ == 1 && !spec_.varlen &&
          spec_.headsQ > spec_.headsKV && !spec_.causal && !spec_.window &&
          !spec_.keep && !spec_.bias && !spec_.scoreMod;
 }
@@ -170,6 +170,13 @@ RowPacking Kernel::rowPacking(int seqQ) const {
 }
 
 TileSchedule Kernel::schedule(int batch, int seqQ, int splits) const {
+  // Ragged: one run of m-blocks per head over every sequence (a bound of
+  // their count; the kernel finds each block's sequence).
+  if (spec_.varlen)
+    return makeTileSchedule(1, spec_.headsQ,
+                            varlenMBlocks(batch, seqQ, spec_.blockM) *
+                                spec_.blockM,
+                            spec_.blockM, splits, spec_.causal || spec_.window);
   const RowPacking packing = rowPacking(seqQ);
   return makeTileSchedule(batch, packing.packed() ? spec_.headsKV : spec_.headsQ,
                           packing.rows(seqQ), spec_.blockM, splits,
@@ -316,10 +323,20 @@ Result<int> Kernel::splitsIn(Loaded &loaded, const FlashArgs &a) const {
     return std::min(a.splits, kMaxSplits);
   // A few hundred instructions: cheaper than a lock around a memo.
   long long blocks = schedule(a.batch, a.seqQ, 1).numTiles();
-  int tiles = (a.seqKV + spec_.blockN - 1) / spec_.blockN;
+  // A ragged batch's longest sequence, where the caller knows it; else
+  // every key could be one sequence's.
+  int keys = spec_.varlen && a.maxSeqlenK > 0 ? std::min(a.maxSeqlenK, a.seqKV)
+                                              : a.seqKV;
+  int tiles = (keys + spec_.blockN - 1) / spec_.blockN;
   int splits = chooseSplits(blocks, tiles, loaded.device->multiprocessors,
                             loaded.residentPerSm);
   return splits;
+}
+
+/// Rows of [batch, headsQ, seqQ] (a ragged batch's [headsQ, seqQ]): the
+/// logsumexp's, what the splits write and the merge reads.
+static size_t lseRows(const KernelSpec &spec, const FlashArgs &a) {
+  return static_cast<size_t>(spec.varlen ? 1 : a.batch) * spec.headsQ * a.seqQ;
 }
 
 /// Bytes of the partial outputs and logsumexps of `splits` splits.
@@ -327,9 +344,7 @@ static size_t splitWorkspaceBytes(const KernelSpec &spec, const FlashArgs &a,
                                   int splits) {
   if (splits <= 1)
     return 0;
-  // Rows of [batch, headsQ, seqQ]: what the splits write and the merge reads.
-  const size_t rows = static_cast<size_t>(a.batch) * spec.headsQ * a.seqQ;
-  return sizeof(float) * size_t(splits) * rows * (spec.headDimV + 1);
+  return sizeof(float) * size_t(splits) * lseRows(spec, a) * (spec.headDimV + 1);
 }
 
 Result<int> Kernel::splitsFor(const FlashArgs &a, Device device) {
@@ -449,16 +464,38 @@ Status Kernel::validate(const FlashArgs &a) const {
     return mismatch("seqQ", spec_.seqQ, a.seqQ);
   if (spec_.seqKV >= 0 && spec_.seqKV != a.seqKV)
     return mismatch("seqKV", spec_.seqKV, a.seqKV);
-  if (Status s = checkTensor("q", a.q, 3); !s)
+  // Packed tensors of a ragged batch have no batch dimension.
+  auto packed = [&](TensorArg t) {
+    if (spec_.varlen)
+      t.strides[0] = 0;
+    return t;
+  };
+  if (Status s = checkTensor("q", packed(a.q), 3); !s)
     return s;
   // A transposed k is [B, H, D, S]: contiguous along the keys, its last
   // dimension, like every other operand.
-  if (Status s = checkTensor("k", a.k, 3); !s)
+  if (Status s = checkTensor("k", packed(a.k), 3); !s)
     return s;
-  if (Status s = checkTensor("v", a.v, 3); !s)
+  if (Status s = checkTensor("v", packed(a.v), 3); !s)
     return s;
-  if (Status s = checkTensor("o", a.o, 3); !s)
+  if (Status s = checkTensor("o", packed(a.o), 3); !s)
     return s;
+  if (spec_.varlen && (!a.cuSeqlensQ || !a.cuSeqlensK))
+    return invalid("kernel " + spec_.name +
+                   " runs a ragged batch but 'cu_seqlens_q' or "
+                   "'cu_seqlens_k' is null");
+  if (const KernelVariant *variant = findKernelVariant(spec_.variant);
+      spec_.varlen && variant && variant->persistent)
+    return invalid("kernel " + spec_.name + " has a ragged batch, which the " +
+                   spec_.variant + " variant does not read");
+  if (!spec_.varlen && (a.cuSeqlensQ || a.cuSeqlensK))
+    return invalid("'cu_seqlens_q'/'cu_seqlens_k' are set but kernel " +
+                   spec_.name + " was compiled for a dense batch");
+  if (a.maxSeqlenQ < 0 || a.maxSeqlenK < 0)
+    return invalid("max_seqlen_q and max_seqlen_k must be 0 (unknown) or "
+                   "positive, got " +
+                   std::to_string(a.maxSeqlenQ) + " and " +
+                   std::to_string(a.maxSeqlenK));
   if (spec_.writesLse && !a.lse)
     return invalid("the kernel writes logsumexp but 'lse' is null");
   if (spec_.keyPadding && !a.lengths)
@@ -496,11 +533,16 @@ Status Kernel::validate(const FlashArgs &a) const {
   // The grid as the launch computes it (grid(), times the requested
   // splits), in 64 bits: CUDA allows 2^31 - 1 blocks along x and 65535
   // along y (heads) and z (batch). A larger launch would be truncated.
-  bool packed = packsQueryHeads(a.seqQ);
-  int64_t rows = packed ? spec_.headsQ / spec_.headsKV : a.seqQ;
+  bool packedHeads = packsQueryHeads(a.seqQ);
+  int64_t rows = packedHeads ? spec_.headsQ / spec_.headsKV
+                 : spec_.varlen
+                     ? int64_t(varlenMBlocks(a.batch, a.seqQ, spec_.blockM)) *
+                           spec_.blockM
+                     : a.seqQ;
   int64_t gridX = (rows + spec_.blockM - 1) / spec_.blockM *
                   std::min(std::max(a.splits, 1), kMaxSplits);
-  int64_t gridY = packed ? spec_.headsKV : spec_.headsQ, gridZ = a.batch;
+  int64_t gridY = packedHeads ? spec_.headsKV : spec_.headsQ,
+          gridZ = spec_.varlen ? 1 : a.batch;
   if (gridX > 2147483647 || gridY > 65535 || gridZ > 65535)
     return invalid("the launch needs a grid of " + std::to_string(gridX) +
                    " x " + std::to_string(gridY) + " (heads) x " +
@@ -539,6 +581,7 @@ Status Kernel::checkPointers(const FlashArgs &a, int ordinal) const {
       {"v", a.v.data},         {"o", a.o.data},
       {"lse", a.lse},          {"lengths", a.lengths},
       {"keep", a.keep.data},   {"bias", a.bias.data},
+      {"cu_seqlens_q", a.cuSeqlensQ}, {"cu_seqlens_k", a.cuSeqlensK},
       {"tileStats", a.tileStats},
       {"workspace", reinterpret_cast<const void *>(a.workspace)}};
   for (const auto &[name, pointer] : pointers)
@@ -631,6 +674,10 @@ Status Kernel::launch(const FlashArgs &a, Stream stream, Device device) {
   p.batch = a.batch;
   p.seq_q = a.seqQ;
   p.seq_kv = a.seqKV;
+  p.cu_seqlens_q = a.cuSeqlensQ;
+  p.cu_seqlens_k = a.cuSeqlensK;
+  if (spec_.varlen) // packed: sequences are found by offset
+    p.q_strides[0] = p.k_strides[0] = p.v_strides[0] = p.o_strides[0] = 0;
   // A window wider than every query and key changes no mask; clamped, the
   // kernel's diagonal +- window sums stay in range.
   const int64_t widest = int64_t(a.seqQ) + a.seqKV;
@@ -648,8 +695,7 @@ Status Kernel::launch(const FlashArgs &a, Stream stream, Device device) {
                    " work tiles (batch " + std::to_string(a.batch) +
                    " x heads x query blocks x splits); CUDA allows 2147483647 "
                    "blocks");
-  // Rows of [batch, headsQ, seqQ]: what the splits write and the merge reads.
-  const size_t rows = static_cast<size_t>(a.batch) * spec_.headsQ * a.seqQ;
+  const size_t rows = lseRows(spec_, a);
   if (*splits > 1) {
     // The caller's memory: a launch neither allocates nor synchronizes.
     size_t needed = splitWorkspaceBytes(spec_, a, *splits);

@@ -162,7 +162,14 @@ std::string sm90wsTiles(const TileConfig &t) {
   return checkCommonTiles(t);
 }
 
-std::string sm90wsOperands(const OperandShape &s) { return sm90Operands(s); }
+std::string sm90wsOperands(const OperandShape &s) {
+  // Its TMA boxes and persistent schedule address whole sequences of a
+  // dense batch; ragged sequences start at any token.
+  if (s.varlen)
+    return "a dense batch (ragged sequences at cu_seqlens offsets would need "
+           "TMA boxes cut at each sequence's bounds)";
+  return sm90Operands(s);
+}
 
 /// Q, `stages` K and V tiles in 64-column swizzle blocks, 1024 bytes to
 /// align them, and the mbarriers (Q full/empty, and per stage K and V

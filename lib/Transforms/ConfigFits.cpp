@@ -21,12 +21,7 @@ LogicalResult mlir::attn::verifyConfigFits(FlashOp op, const ArchInfo &arch) {
       ::attn::findKernelVariant(config.getVariant());
   if (!variant) // the attribute's verifier reports it
     return success();
-  RankedTensorType q = op.getQ().getType(), v = op.getV().getType();
-  MaskAttr mask = op.getMaskOrEmpty();
-  bool maskOperands = mask.getBias() || mask.getKeep();
-  ::attn::OperandShape shape{q.getDimSize(3), v.getDimSize(3),
-                             op.getTransposeK(),
-                             maskOperands || op.hasScoreMod(), maskOperands};
+  ::attn::OperandShape shape = op.getOperandShape();
   ::attn::TileConfig tiles{config.getBlockM(), config.getBlockN(),
                            config.getNumWarps(), config.getStages()};
   int64_t smem = variant->sharedBytes(tiles, shape);

@@ -167,12 +167,9 @@ struct AttnSelectConfigPass
   LogicalResult configure(FlashOp op, const ArchInfo &arch) {
     if (op.getConfig() && !hasOverride())
       return success();
-    RankedTensorType q = op.getQ().getType(), v = op.getV().getType();
+    RankedTensorType q = op.getQ().getType();
     Shape shape;
-    MaskAttr mask = op.getMaskOrEmpty();
-    shape.operands = {q.getDimSize(3), v.getDimSize(3), op.getTransposeK(),
-                      mask.getBias() || mask.getKeep() || op.hasScoreMod(),
-                      mask.getBias() || mask.getKeep()};
+    shape.operands = op.getOperandShape();
     for (auto [name, dim] :
          {std::pair<StringRef, int64_t>{"q/k", shape.operands.headDimQK},
           {"v", shape.operands.headDimV}}) {
@@ -187,8 +184,12 @@ struct AttnSelectConfigPass
     }
     // Each known on its own: a kernel for any batch of one-token decode
     // still wants the tiles of a few rows.
-    shape.batchHeads = q.isDynamicDim(0) ? 0 : q.getDimSize(0) * q.getDimSize(1);
-    shape.queries = q.isDynamicDim(2) ? 0 : q.getDimSize(2);
+    // Ragged batches: the packed tokens say nothing of how many sequences
+    // share them, so both count as unknown.
+    shape.batchHeads = op.isVarlen() || q.isDynamicDim(0)
+                           ? 0
+                           : q.getDimSize(0) * q.getDimSize(1);
+    shape.queries = op.isVarlen() || q.isDynamicDim(2) ? 0 : q.getDimSize(2);
     // The model's choice saturates long before; clamped so that its
     // products of 32-bit extents fit 64 bits.
     shape.batchHeads = std::min<int64_t>(shape.batchHeads, 1 << 24);

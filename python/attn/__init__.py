@@ -36,10 +36,11 @@ try:
 except ImportError:  # versions and compile errors work without torch
     torch = None
 
-__all__ = ["sdpa", "precompile", "AttnError", "softcap", "alibi", "head_bias", "kernel_info", "library"]
+__all__ = ["sdpa", "precompile", "AttnError", "softcap", "alibi", "head_bias", "kernel_info", "library",
+           "varlen"]
 
 # The ATTN_C_ABI_VERSION (include/attn-c/attn.h) this package speaks.
-_ABI_VERSION = 1
+_ABI_VERSION = 2
 
 _logger = logging.getLogger("attn")
 
@@ -66,6 +67,9 @@ class _FlashArgs(ctypes.Structure):
         ("keep", _Tensor), ("bias", _Tensor), ("num_splits", ctypes.c_int32),
         # score_mod captures (appended in attn-c/attn.h).
         ("score_mod_captures", ctypes.c_void_p * _MAX_SCORE_MOD_CAPTURES),
+        # Ragged batches (appended in ABI 2; attn.varlen).
+        ("cu_seqlens_q", ctypes.c_void_p), ("cu_seqlens_k", ctypes.c_void_p),
+        ("max_seqlen_q", ctypes.c_int32), ("max_seqlen_k", ctypes.c_int32),
     ]
 
 
@@ -589,7 +593,7 @@ def _run(query, key, value, attn_mask, lengths, dropout_p, is_causal, scale, ena
                             v.data_ptr(), *v.stride(), out.data_ptr(), *out.stride(),
                             lse.data_ptr() if lse is not None else 0,
                             lengths.data_ptr() if lengths is not None else 0,
-                            *keep, *bias, num_splits, *capture_ptrs)
+                            *keep, *bias, num_splits, *capture_ptrs, 0, 0, 0, 0)
     stream = _current_stream(dev)
     lib = _lib
     key_ = (b, sq, skv, num_splits, dev)
@@ -772,3 +776,6 @@ else:
     if hasattr(torch._C, "_cuda_getCurrentRawStream"):
         _current_stream = torch._C._cuda_getCurrentRawStream  # noqa: F811  (an int, without a Stream object)
     _register_op()
+
+# Serving forms (ragged batches), with flash_attn's conventions.
+from .serving import varlen  # noqa: E402

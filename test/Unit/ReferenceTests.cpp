@@ -303,6 +303,137 @@ func.func @f(%q: tensor<3x2x4x8xf16>) -> tensor<3x2x4x8xf16> {
   EXPECT_FALSE(std::isnan(o.data[((2 * 2 + 1) * 4) * 8]));
 }
 
+/// A score_mod that reads every index: x + 0.1 (q_idx - kv_idx + 5 b), with
+/// b given as `batchTerm` (an SSA value of the region).
+std::string indexScoreMod(const std::string &batchTerm) {
+  return R"(
+    %five = arith.constant 5 : index
+    %d = arith.subi %i, %j : index
+    %b5 = arith.muli )" + batchTerm + R"(, %five : index
+    %s = arith.addi %d, %b5 : index
+    %si = arith.index_cast %s : index to i32
+    %sf = arith.sitofp %si : i32 to f32
+    %c = arith.constant 0.1 : f32
+    %m = arith.mulf %sf, %c : f32
+    %y = arith.addf %x, %m : f32
+    attn.yield %y : f32)";
+}
+
+TEST_F(ReferenceTest, RaggedBatchIsEachSequenceAlone) {
+  // Three sequences of 2, 0 and 5 queries against 4, 3 and 6 keys, GQA 4/2,
+  // causal with a window aligned to each sequence's bottom-right, and a
+  // score_mod of the sequence and the positions within it: each sequence's
+  // rows must be those of a dense attention over it alone.
+  const int64_t qLen[] = {2, 0, 5}, kLen[] = {4, 3, 6};
+  const std::string mask =
+      "mask = #attn.mask<causal, window = [3, 0], bottom_right>";
+  auto func = parse(R"(
+func.func @f(%q: tensor<7x4x8xbf16>, %k: tensor<13x2x8xbf16>, %v: tensor<13x2x4xbf16>,
+             %cq: tensor<4xi32>, %ck: tensor<4xi32>) -> (tensor<7x4x4xbf16>, tensor<4x7xf32>) {
+  %o, %l = attn.flash %q, %k, %v cu_seqlens_q(%cq : tensor<4xi32>) cu_seqlens_k(%ck : tensor<4xi32>)
+      {scale = 0.35 : f32, )" + mask + R"(} score_mod {
+  ^bb0(%x: f32, %b: index, %h: index, %i: index, %j: index):)" +
+                    indexScoreMod("%b") + R"(
+  } : tensor<7x4x8xbf16>, tensor<13x2x8xbf16>, tensor<13x2x4xbf16> -> tensor<7x4x4xbf16>, tensor<4x7xf32>
+  return %o, %l : tensor<7x4x4xbf16>, tensor<4x7xf32>
+})");
+  HostTensor q = random({7, 4, 8}, 12), k = random({13, 2, 8}, 13),
+             v = random({13, 2, 4}, 14);
+  HostTensor cq({4}), ck({4});
+  cq.data = {0, 2, 2, 7};
+  ck.data = {0, 4, 7, 13};
+  auto ragged = evaluate(func, {q, k, v, cq, ck});
+  ASSERT_TRUE(mlir::succeeded(ragged));
+  const HostTensor &out = (*ragged)[0], &lse = (*ragged)[1];
+  EXPECT_EQ(out.shape, (std::vector<int64_t>{7, 4, 4}));
+  EXPECT_EQ(lse.shape, (std::vector<int64_t>{4, 7}));
+  for (int64_t b = 0; b < 3; ++b) {
+    if (!qLen[b])
+      continue;
+    // The sequence alone, BHSD, its b as a constant of the score_mod.
+    auto dense = [](int64_t s, int64_t h, int64_t d) {
+      return "tensor<1x" + std::to_string(h) + "x" + std::to_string(s) +
+             "x" + std::to_string(d) + "xbf16>";
+    };
+    std::string tq = dense(qLen[b], 4, 8), tk = dense(kLen[b], 2, 8),
+                tv = dense(kLen[b], 2, 4), to = dense(qLen[b], 4, 4);
+    std::string tl = "tensor<1x4x" + std::to_string(qLen[b]) + "xf32>";
+    mlir::OwningOpRef<mlir::ModuleOp> alone =
+        mlir::parseSourceString<mlir::ModuleOp>(
+            "func.func @g(%q: " + tq + ", %k: " + tk + ", %v: " + tv +
+                ") -> (" + to + ", " + tl + ") {\n"
+                "  %o, %l = attn.flash %q, %k, %v {scale = 0.35 : f32, " +
+                mask + "} score_mod {\n"
+                "  ^bb0(%x: f32, %b: index, %h: index, %i: index, %j: index):\n"
+                "    %seq = arith.constant " + std::to_string(b) + " : index" +
+                indexScoreMod("%seq") + "\n  } : " + tq + ", " + tk + ", " +
+                tv + " -> " + to + ", " + tl + "\n  return %o, %l : " + to +
+                ", " + tl + "\n}",
+            &context);
+    ASSERT_TRUE(alone);
+    auto g = *alone->getOps<mlir::func::FuncOp>().begin();
+    // Its rows of the packed tensors, as BHSD.
+    auto gather = [](const HostTensor &t, int64_t first, int64_t count) {
+      int64_t heads = t.shape[1], dim = t.shape[2];
+      HostTensor d({1, heads, count, dim});
+      for (int64_t h = 0; h < heads; ++h)
+        for (int64_t i = 0; i < count; ++i)
+          for (int64_t c = 0; c < dim; ++c)
+            d.data[(h * count + i) * dim + c] =
+                t.data[((first + i) * heads + h) * dim + c];
+      return d;
+    };
+    int64_t q0 = int64_t(cq.data[b]), k0 = int64_t(ck.data[b]);
+    auto expected = evaluate(g, {gather(q, q0, qLen[b]), gather(k, k0, kLen[b]),
+                                 gather(v, k0, kLen[b])});
+    ASSERT_TRUE(mlir::succeeded(expected));
+    for (int64_t h = 0; h < 4; ++h)
+      for (int64_t i = 0; i < qLen[b]; ++i) {
+        for (int64_t c = 0; c < 4; ++c)
+          EXPECT_NEAR(out.data[((q0 + i) * 4 + h) * 4 + c],
+                      (*expected)[0].data[(h * qLen[b] + i) * 4 + c], 1e-12);
+        double want = (*expected)[1].data[h * qLen[b] + i];
+        if (std::isinf(want))
+          EXPECT_EQ(lse.data[h * 7 + q0 + i], want);
+        else
+          EXPECT_NEAR(lse.data[h * 7 + q0 + i], want, 1e-12);
+      }
+  }
+  // Sequence 2's first queries see no key (5 queries, 6 keys, window 3 at
+  // the bottom-right: query 0 sees keys 0..1), but sequence 0's first row
+  // with 4 keys for 2 queries sees keys 0..2.
+  EXPECT_TRUE(std::isfinite(lse.data[0]));
+}
+
+TEST_F(ReferenceTest, RaggedOffsetsOutOfOrderAreAnError) {
+  auto func = parse(R"(
+func.func @f(%q: tensor<4x1x8xbf16>, %cq: tensor<3xi32>, %ck: tensor<3xi32>) -> tensor<4x1x8xbf16> {
+  %o = attn.flash %q, %q, %q cu_seqlens_q(%cq : tensor<3xi32>) cu_seqlens_k(%ck : tensor<3xi32>) {scale = 1.0 : f32}
+    : tensor<4x1x8xbf16>, tensor<4x1x8xbf16>, tensor<4x1x8xbf16> -> tensor<4x1x8xbf16>
+  return %o : tensor<4x1x8xbf16>
+})");
+  HostTensor cq({3}), ck({3});
+  cq.data = {0, 3, 1};
+  ck.data = {0, 2, 4};
+  std::string message;
+  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+    message = d.str();
+    return mlir::success();
+  });
+  EXPECT_TRUE(mlir::failed(evaluate(func, {random({4, 1, 8}, 15), cq, ck})));
+  EXPECT_NE(message.find("'cu_seqlens_q' decreases from 3 to 1 at sequence 1"),
+            std::string::npos)
+      << message;
+  // Offsets past the tokens are clamped, as the kernel clamps them: the
+  // second sequence is rows 2..3.
+  cq.data = {0, 2, 9};
+  ck.data = {-5, 2, 4};
+  auto out = evaluate(func, {random({4, 1, 8}, 15), cq, ck});
+  ASSERT_TRUE(mlir::succeeded(out));
+  for (double x : (*out)[0].data)
+    EXPECT_FALSE(std::isnan(x));
+}
+
 TEST(RelativeError, IgnoresUncomputedAndRejectsNaN) {
   HostTensor ref({4}), got({4});
   ref.data = {1, 2, NAN, 4};

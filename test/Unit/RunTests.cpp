@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <unistd.h>
@@ -94,6 +95,58 @@ TEST_F(RunTest, RandomInputsAreSeededAndFitTheirTypes) {
     EXPECT_TRUE(x >= 1 && x <= 8 && x == std::floor(x)) << x;
   for (double x : (*inputs)[4].data)
     EXPECT_TRUE(x == 0 || x == 1);
+}
+
+TEST_F(RunTest, RaggedOffsetsAreSortedCutsOfThePackedTokens) {
+  Result<LoadedModule> loaded = loadModule(write("varlen.mlir", R"(
+func.func @f(%q: tensor<100x2x16xbf16>, %k: tensor<37x2x16xbf16>,
+             %cq: tensor<9xi32>, %ck: tensor<9xi32>, %dq: tensor<5xi32>, %dk: tensor<5xi32>)
+    -> (tensor<100x2x16xbf16>, tensor<4x2x16xbf16>) {
+  %o = attn.flash %q, %k, %k cu_seqlens_q(%cq : tensor<9xi32>) cu_seqlens_k(%ck : tensor<9xi32>) {scale = 1.0 : f32}
+    : tensor<100x2x16xbf16>, tensor<37x2x16xbf16>, tensor<37x2x16xbf16> -> tensor<100x2x16xbf16>
+  %d = tensor.extract_slice %q[0, 0, 0] [4, 2, 16] [1, 1, 1] : tensor<100x2x16xbf16> to tensor<4x2x16xbf16>
+  %e = attn.flash %d, %k, %k cu_seqlens_q(%dq : tensor<5xi32>) cu_seqlens_k(%dk : tensor<5xi32>) {scale = 1.0 : f32}
+    : tensor<4x2x16xbf16>, tensor<37x2x16xbf16>, tensor<37x2x16xbf16> -> tensor<4x2x16xbf16>
+  return %o, %e : tensor<100x2x16xbf16>, tensor<4x2x16xbf16>
+})"));
+  ASSERT_TRUE(loaded) << loaded.status().message();
+  std::mt19937_64 rng(5);
+  auto inputs = makeInputs(loaded->func, {}, rng);
+  ASSERT_TRUE(inputs) << inputs.status().message();
+  auto expectCuts = [](const HostTensor &t, double total) {
+    EXPECT_EQ(t.data.front(), 0.0);
+    EXPECT_EQ(t.data.back(), total);
+    EXPECT_TRUE(std::is_sorted(t.data.begin(), t.data.end()));
+    for (double x : t.data)
+      EXPECT_EQ(x, std::floor(x));
+  };
+  expectCuts((*inputs)[2], 100); // queries
+  expectCuts((*inputs)[3], 37);  // keys
+  // Not every sequence of one length: the lengths are drawn.
+  std::vector<double> lengths;
+  for (size_t b = 0; b + 1 < (*inputs)[2].data.size(); ++b)
+    lengths.push_back((*inputs)[2].data[b + 1] - (*inputs)[2].data[b]);
+  EXPECT_NE(*std::min_element(lengths.begin(), lengths.end()),
+            *std::max_element(lengths.begin(), lengths.end()));
+  // As many queries as sequences: one each (decode).
+  EXPECT_EQ((*inputs)[4].data, (std::vector<double>{0, 1, 2, 3, 4}));
+  expectCuts((*inputs)[5], 37);
+}
+
+TEST_F(RunTest, SetInputGivesAnArgumentsValues) {
+  Result<LoadedModule> loaded = loadModule(write("sdpa.mlir", kSdpa));
+  ASSERT_TRUE(loaded);
+  std::mt19937_64 rng(1);
+  auto inputs = makeInputs(loaded->func, {}, rng);
+  ASSERT_TRUE(inputs);
+  ASSERT_TRUE(setInputValues(loaded->func, {"3:5,-2.7"}, *inputs));
+  // Converted to i32 as the argument holds them (toward zero).
+  EXPECT_EQ((*inputs)[3].data, (std::vector<double>{5, -2}));
+  Status wrong = setInputValues(loaded->func, {"3:1"}, *inputs);
+  ASSERT_FALSE(wrong);
+  EXPECT_NE(wrong.message().find("argument 3 (2) holds 2 values, got 1"),
+            std::string::npos)
+      << wrong.message();
 }
 
 TEST_F(RunTest, InputFilesMustMatchTheArguments) {

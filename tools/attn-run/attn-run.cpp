@@ -69,6 +69,12 @@ cl::opt<std::string> inputsOption(
     cl::desc("Comma-separated .npy files, one per function argument, in "
              "BHSD order (f32, f16, f64, i32 or bool arrays)"),
     cl::cat(category));
+cl::list<std::string> setInputOption(
+    "set-input",
+    cl::desc("ARGUMENT:v0,v1,...: every value of one argument (by index), "
+             "e.g. the offsets of a ragged batch; the others random or "
+             "from --inputs"),
+    cl::cat(category));
 cl::opt<unsigned> itersOption("iters", cl::desc("Timed runs for --bench"),
                               cl::init(30), cl::cat(category));
 cl::opt<unsigned> warmupOption("warmup", cl::desc("Untimed runs first"),
@@ -317,13 +323,18 @@ int main(int argc, char **argv) {
       return fail("--inputs has " + std::to_string(npyFiles.size()) +
                   " files for " + std::to_string(numArguments) + " arguments");
   }
-  if (device || !npyFiles.empty() || checkIROption) {
+  if (device || !npyFiles.empty() || !setInputOption.empty() ||
+      checkIROption) {
     auto made = attn::run::makeInputs(loaded->func, npyFiles, rng);
     if (!made)
       return fail(made.status().message());
     inputs = std::move(*made);
     if (!npyFiles.empty())
       std::printf("inputs: %zu .npy files read\n", npyFiles.size());
+    if (attn::Status s = attn::run::setInputValues(loaded->func, setInputOption,
+                                             inputs);
+        !s)
+      return fail(s.message());
   }
 
   if (checkIROption) {

@@ -31,8 +31,8 @@ struct HostTensor {
 };
 
 struct Options {
-  /// (batch, head) pairs of rank-4 and logsumexp results to compute; empty
-  /// means all.
+  /// (batch, head) pairs of rank-4 and logsumexp results to compute (of a
+  /// ragged batch's attn.flash: (sequence, head)); empty means all.
   std::vector<std::pair<int64_t, int64_t>> slices;
   /// Worker threads (0: hardware concurrency).
   unsigned threads = 0;

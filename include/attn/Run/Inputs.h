@@ -16,7 +16,9 @@ namespace attn::run {
 /// Seeded values for argument `arg` of `func`: normal floats rounded to
 /// their type, booleans true with probability 0.8, integers in [1, Skv]
 /// where Skv is the key length of the scores the argument is used with
-/// (lengths of keys).
+/// (lengths of keys); offsets of a ragged batch (cu_seqlens of an
+/// attn.flash) from 0 to all packed tokens at sorted random cut points, or
+/// one token per sequence where there are as many tokens as sequences.
 HostTensor randomInput(mlir::BlockArgument arg, std::mt19937_64 &rng,
                        mlir::func::FuncOp func);
 
@@ -27,6 +29,14 @@ HostTensor randomInput(mlir::BlockArgument arg, std::mt19937_64 &rng,
 Result<std::vector<HostTensor>> makeInputs(mlir::func::FuncOp func,
                                            const std::vector<std::string> &npyFiles,
                                            std::mt19937_64 &rng);
+
+/// Replaces the values of the arguments `specs` name, each
+/// "INDEX:v0,v1,..." (attn-run --set-input): every value of argument INDEX,
+/// row-major, rounded to its type, e.g. the offsets of a ragged batch or a
+/// page table a test must control. An error names the spec at fault.
+Status setInputValues(mlir::func::FuncOp func,
+                      const std::vector<std::string> &specs,
+                      std::vector<HostTensor> &inputs);
 
 } // namespace attn::run
 

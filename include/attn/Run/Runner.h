@@ -31,6 +31,9 @@ struct Launch {
   std::shared_ptr<DeviceBuffer> workspace; ///< split-KV partials
   Kernel::Grid grid;
   double flops = 0, bytes = 0;
+  /// Key tiles of every query block, none skipped (0: the grid's blocks
+  /// times the keys' tiles, as in a dense batch).
+  unsigned long long keyTiles = 0;
 };
 
 struct RunOptions {

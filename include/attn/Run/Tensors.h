@@ -59,6 +59,9 @@ double tensorBytes(const DeviceTensor &t);
 
 /// The launch argument of a rank-4 tensor.
 TensorArg tensorArg(const DeviceTensor &t);
+/// The launch argument of a packed [tokens, heads, dim] tensor of a ragged
+/// batch (BHSD strides, none along the batch).
+TensorArg packedArg(const DeviceTensor &t);
 /// A mask operand broadcast to the score shape: stride 0 where size 1.
 TensorArg broadcastArg(const DeviceTensor &t);
 /// A tensor as a graph-op kernel sees it: the strides of its rank-4 view

@@ -62,6 +62,16 @@ struct FlashArgs {
   /// contiguous, of the shapes and element types of the IR
   /// (KernelSpec::scoreModCaptures of them).
   const void *scoreModCaptures[kMaxScoreModCaptures] = {};
+  /// Ragged batches (a kernel with KernelSpec::varlen): `batch` sequences
+  /// packed in q and o ([seqQ tokens, Hq, D], passed as BHSD with
+  /// strides[0] ignored) and in k and v ([seqKV tokens, Hkv, D]); sequence
+  /// b's queries are rows cuSeqlensQ[b] .. cuSeqlensQ[b + 1], its keys
+  /// likewise (batch + 1 i32 offsets each, in device memory, read only by
+  /// the kernel, which clamps them to the tensors). lse is [Hq, seqQ].
+  /// maxSeqlenQ / maxSeqlenK: the longest sequence's lengths if known (0:
+  /// not known), which only guide the split-KV count.
+  const int *cuSeqlensQ = nullptr, *cuSeqlensK = nullptr;
+  int maxSeqlenQ = 0, maxSeqlenK = 0;
 };
 
 /// The operands of one graph-op kernel (the unfused path): one per input of

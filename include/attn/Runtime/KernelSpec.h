@@ -46,8 +46,12 @@ struct KernelSpec {
   ElementType biasElement = ElementType::F32;
   bool writesLse = false;
   float scale = 1.0f;
+  /// Ragged batches: q, k, v and o packed [tokens, heads, dim], sequences
+  /// at offsets (FlashArgs::cuSeqlensQ / cuSeqlensK).
+  bool varlen = false;
 
-  // Shapes from the IR; -1 where dynamic (given at launch).
+  // Shapes from the IR; -1 where dynamic (given at launch). A ragged
+  // batch's: its sequences and the packed tokens of q and k.
   int64_t batch = -1, seqQ = -1, seqKV = -1;
 
   // Graph-op kernels: static shapes, so a fixed grid. Operands and result

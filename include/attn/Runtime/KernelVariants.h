@@ -35,6 +35,8 @@ struct OperandShape {
   /// bias or keep: per-element loads of a mask operand (part of
   /// elementwise).
   bool maskOperands = false;
+  /// Ragged batches: sequences at offsets (cu_seqlens) in packed tensors.
+  bool varlen = false;
 };
 
 struct KernelVariant {

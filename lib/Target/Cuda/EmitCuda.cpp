@@ -65,6 +65,8 @@ std::string kernelName(const ::attn::KernelSpec &spec) {
     name += "_mod";
   if (spec.writesLse)
     name += "_lse";
+  if (spec.varlen)
+    name += "_varlen";
   name += "_" + spec.variant + "_" + std::to_string(spec.blockM) + "x" +
           std::to_string(spec.blockN) + "w" + std::to_string(spec.numWarps) +
           "s" + std::to_string(spec.stages);
@@ -122,10 +124,11 @@ FailureOr<::attn::KernelSpec> mlir::attn::emitFlashKernel(FlashOp op) {
   if (failed(element))
     return failure();
   spec.element = *element;
-  spec.headDimQK = q.getDimSize(3);
-  spec.headDimV = v.getDimSize(3);
-  spec.headsQ = q.getDimSize(1);
-  spec.headsKV = k.getDimSize(1);
+  spec.headDimQK = op.getHeadDimQK();
+  spec.headDimV = op.getHeadDimV();
+  spec.headsQ = op.getHeadsQ();
+  spec.headsKV = op.getHeadsKV();
+  spec.varlen = op.isVarlen();
   if (spec.headDimQK % 8 || spec.headDimV % 8 ||
       spec.headDimQK > kMaxHeadDim || spec.headDimV > kMaxHeadDim)
     return op.emitOpError() << "head dims " << spec.headDimQK << "/"
@@ -152,9 +155,16 @@ FailureOr<::attn::KernelSpec> mlir::attn::emitFlashKernel(FlashOp op) {
   spec.scoreModCaptures = static_cast<int>(op.getCaptures().size());
   spec.writesLse = static_cast<bool>(op.getLse());
   spec.scale = op.getScale().convertToFloat();
-  spec.batch = q.isDynamicDim(0) ? -1 : q.getDimSize(0);
-  spec.seqQ = q.isDynamicDim(2) ? -1 : q.getDimSize(2);
-  int64_t kSeqDim = spec.transposeK ? 3 : 2;
+  // A ragged batch: its sequences are the offsets' (static), its sequence
+  // extents the packed tokens.
+  RankedTensorType batchType =
+      spec.varlen ? op.getCuSeqlensQ().getType() : q;
+  spec.batch = batchType.isDynamicDim(0)
+                   ? -1
+                   : batchType.getDimSize(0) - (spec.varlen ? 1 : 0);
+  int64_t seqDim = op.getSeqDim();
+  spec.seqQ = q.isDynamicDim(seqDim) ? -1 : q.getDimSize(seqDim);
+  int64_t kSeqDim = spec.transposeK ? 3 : seqDim;
   spec.seqKV = k.isDynamicDim(kSeqDim) ? -1 : k.getDimSize(kSeqDim);
   const ::attn::KernelVariant *variant =
       ::attn::findKernelVariant(spec.variant);
@@ -162,7 +172,7 @@ FailureOr<::attn::KernelSpec> mlir::attn::emitFlashKernel(FlashOp op) {
     return op.emitOpError() << "has unknown kernel variant " << spec.variant;
   spec.sharedBytes = variant->sharedBytes(
       {spec.blockM, spec.blockN, spec.numWarps, spec.stages},
-      {spec.headDimQK, spec.headDimV, spec.transposeK, false});
+      op.getOperandShape());
   spec.name = kernelName(spec);
 
   std::string scoreModFunction;
@@ -195,6 +205,7 @@ FailureOr<::attn::KernelSpec> mlir::attn::emitFlashKernel(FlashOp op) {
      << "  static constexpr bool kBias = " << boolText(spec.bias) << ";\n"
      << "  static constexpr bool kScoreMod = " << boolText(spec.scoreMod) << ";\n"
      << "  static constexpr bool kWriteLse = " << boolText(spec.writesLse) << ";\n"
+     << "  static constexpr bool kVarlen = " << boolText(spec.varlen) << ";\n"
      << scoreModFunction
      << "};\n"
      << "using Kernel = " << variant->kernelTemplate << "<Config>;\n"

@@ -369,27 +369,86 @@ MaskAttr FlashOp::getMaskOrEmpty() {
   return MaskAttr::get(getContext());
 }
 
+::attn::OperandShape FlashOp::getOperandShape() {
+  MaskAttr mask = getMaskOrEmpty();
+  bool maskOperands = mask.getBias() || mask.getKeep();
+  ::attn::OperandShape shape;
+  shape.headDimQK = getHeadDimQK();
+  shape.headDimV = getHeadDimV();
+  shape.transposeK = getTransposeK();
+  shape.elementwise = maskOperands || hasScoreMod();
+  shape.maskOperands = maskOperands;
+  shape.varlen = isVarlen();
+  return shape;
+}
+
+/// Checks the offsets of a ragged batch: both given, rank 1, batch + 1
+/// entries each (the batch may be dynamic), the same batch.
+static LogicalResult verifyCuSeqlens(Operation *op, Value cuSeqlensQ,
+                                     Value cuSeqlensK) {
+  if (static_cast<bool>(cuSeqlensQ) != static_cast<bool>(cuSeqlensK))
+    return op->emitOpError()
+           << "'cu_seqlens_q' and 'cu_seqlens_k' go together: a ragged batch "
+              "needs the offsets of its queries and of its keys";
+  if (!cuSeqlensQ)
+    return success();
+  int64_t entries[2];
+  const std::pair<StringRef, Value> offsets[] = {{"cu_seqlens_q", cuSeqlensQ},
+                                                 {"cu_seqlens_k", cuSeqlensK}};
+  for (auto [i, pair] : llvm::enumerate(offsets)) {
+    auto [name, value] = pair;
+    auto type = cast<RankedTensorType>(value.getType());
+    if (type.getRank() != 1)
+      return op->emitOpError()
+             << "'" << name
+             << "' must be a rank-1 tensor of batch + 1 offsets, got shape "
+             << shapeString(type.getShape());
+    if (!type.isDynamicDim(0) && type.getDimSize(0) < 2)
+      return op->emitOpError()
+             << "'" << name << "' has " << type.getDimSize(0)
+             << " entry; a batch of at least one sequence needs 2 (batch + "
+                "1 offsets)";
+    entries[i] = type.getDimSize(0);
+  }
+  if (!extentsAgree(entries[0], entries[1]))
+    return op->emitOpError()
+           << "'cu_seqlens_q' has " << entries[0] << " entries but "
+           << "'cu_seqlens_k' has " << entries[1]
+           << "; both hold batch + 1 offsets of one batch";
+  return success();
+}
+
 LogicalResult FlashOp::verify() {
+  if (failed(verifyCuSeqlens(*this, getCuSeqlensQ(), getCuSeqlensK())))
+    return failure();
+  const bool varlen = isVarlen();
   RankedTensorType q = getQ().getType(), k = getK().getType(),
                    v = getV().getType();
   RankedTensorType out = getOutput().getType();
+  const int64_t rank = varlen ? 3 : 4;
   for (auto [name, type] : {std::pair<StringRef, RankedTensorType>{"q", q},
                             {"k", k},
                             {"v", v},
                             {"output", out}})
-    if (type.getRank() != 4)
-      return emitOpError() << "'" << name
-                           << "' must be rank 4 [batch, heads, seq, head_dim], "
-                              "got shape "
-                           << shapeString(type.getShape());
+    if (type.getRank() != rank)
+      return emitOpError() << "'" << name << "' must be "
+                           << (varlen ? "rank 3 [tokens, heads, head_dim] "
+                                        "with cu_seqlens"
+                                      : "rank 4 [batch, heads, seq, head_dim]")
+                           << ", got shape " << shapeString(type.getShape());
+  if (varlen && getTransposeK())
+    return emitOpError() << "transpose_k is not supported with cu_seqlens "
+                            "(packed k is [tokens, heads, head_dim])";
   static const StringRef bhsd[] = {"batch", "heads", "seq", "head_dim"};
   static const StringRef bhds[] = {"batch", "heads", "head_dim", "seq"};
+  static const StringRef thd[] = {"tokens", "heads", "head_dim"};
   for (auto [name, value] : {std::pair<StringRef, Value>{"q", getQ()},
                              {"k", getK()},
                              {"v", getV()},
                              {"output", getOutput()}})
     if (failed(verifyExtents(*this, name, value.getType(),
-                             name == "k" && getTransposeK()
+                             varlen ? ArrayRef<StringRef>(thd)
+                             : name == "k" && getTransposeK()
                                  ? ArrayRef<StringRef>(bhds)
                                  : ArrayRef<StringRef>(bhsd))))
       return failure();
@@ -412,26 +471,31 @@ LogicalResult FlashOp::verify() {
     return emitOpError() << what << " mismatch: '" << a << "' has " << av
                          << " but '" << b << "' has " << bv;
   };
-  if (!extentsAgree(q.getDimSize(0), k.getDimSize(0)))
+  // Sequences of a ragged batch are found by offset: the packed token
+  // counts of q and k are independent.
+  if (!varlen && !extentsAgree(q.getDimSize(0), k.getDimSize(0)))
     return mismatch("batch (dimension 0)", "q", q.getDimSize(0), "k",
                     k.getDimSize(0));
-  if (!extentsAgree(k.getDimSize(0), v.getDimSize(0)))
+  if (!varlen && !extentsAgree(k.getDimSize(0), v.getDimSize(0)))
     return mismatch("batch (dimension 0)", "k", k.getDimSize(0), "v",
                     v.getDimSize(0));
   if (!extentsAgree(k.getDimSize(1), v.getDimSize(1)))
     return mismatch("heads (dimension 1)", "k", k.getDimSize(1), "v",
                     v.getDimSize(1));
   // With transpose_k, k is [B, Hkv, Dqk, Skv].
-  int64_t kSeqDim = getTransposeK() ? 3 : 2, kHeadDim = getTransposeK() ? 2 : 3;
+  const int64_t seqDim = getSeqDim(), headDimDim = getHeadDimDim();
+  int64_t kSeqDim = getTransposeK() ? 3 : seqDim,
+          kHeadDim = getTransposeK() ? 2 : headDimDim;
   int64_t kvSeq = k.getDimSize(kSeqDim);
-  if (!extentsAgree(kvSeq, v.getDimSize(2)))
+  if (!extentsAgree(kvSeq, v.getDimSize(seqDim)))
     return emitOpError() << "key sequence mismatch: 'k' dimension " << kSeqDim
-                         << " has " << kvSeq << " but 'v' dimension 2 has "
-                         << v.getDimSize(2);
-  if (!extentsAgree(q.getDimSize(3), k.getDimSize(kHeadDim)))
-    return emitOpError() << "head dim mismatch: 'q' dimension 3 has "
-                         << q.getDimSize(3) << " but 'k' dimension "
-                         << kHeadDim << " has " << k.getDimSize(kHeadDim);
+                         << " has " << kvSeq << " but 'v' dimension "
+                         << seqDim << " has " << v.getDimSize(seqDim);
+  if (!extentsAgree(q.getDimSize(headDimDim), k.getDimSize(kHeadDim)))
+    return emitOpError() << "head dim mismatch: 'q' dimension " << headDimDim
+                         << " has " << q.getDimSize(headDimDim)
+                         << " but 'k' dimension " << kHeadDim << " has "
+                         << k.getDimSize(kHeadDim);
 
   int64_t qHeads = q.getDimSize(1), kvHeads = k.getDimSize(1);
   if (ShapedType::isDynamic(qHeads) || ShapedType::isDynamic(kvHeads))
@@ -442,13 +506,16 @@ LogicalResult FlashOp::verify() {
                          << " (GQA/MQA)";
   for (auto [name, type] :
        {std::pair<StringRef, RankedTensorType>{"q", q}, {"v", v}})
-    if (ShapedType::isDynamic(type.getDimSize(3)))
-      return emitOpError() << "head dim (dimension 3) of '" << name
-                           << "' must be static";
+    if (ShapedType::isDynamic(type.getDimSize(headDimDim)))
+      return emitOpError() << "head dim (dimension " << headDimDim << ") of '"
+                           << name << "' must be static";
 
-  SmallVector<int64_t> expected = {q.getDimSize(0), qHeads, q.getDimSize(2),
-                                   v.getDimSize(3)};
-  for (int64_t dim = 0; dim < 4; ++dim)
+  SmallVector<int64_t> expected =
+      varlen ? SmallVector<int64_t>{q.getDimSize(0), qHeads,
+                                    v.getDimSize(headDimDim)}
+             : SmallVector<int64_t>{q.getDimSize(0), qHeads, q.getDimSize(2),
+                                    v.getDimSize(3)};
+  for (int64_t dim = 0; dim < rank; ++dim)
     if (!extentsAgree(out.getDimSize(dim), expected[dim]))
       return emitOpError() << "output shape " << shapeString(out.getShape())
                            << " does not match the expected "
@@ -456,8 +523,12 @@ LogicalResult FlashOp::verify() {
 
   if (Value lse = getLse()) {
     auto type = cast<RankedTensorType>(lse.getType());
-    SmallVector<int64_t> lseShape = {q.getDimSize(0), qHeads, q.getDimSize(2)};
-    if (type.getRank() != 3 ||
+    // Ragged: [Hq, Tq], flash_attn's layout of the packed rows.
+    SmallVector<int64_t> lseShape =
+        varlen ? SmallVector<int64_t>{qHeads, q.getDimSize(0)}
+               : SmallVector<int64_t>{q.getDimSize(0), qHeads,
+                                      q.getDimSize(2)};
+    if (type.getRank() != static_cast<int64_t>(lseShape.size()) ||
         !llvm::all_of(llvm::zip(type.getShape(), lseShape), [](auto pair) {
           return extentsAgree(std::get<0>(pair), std::get<1>(pair));
         }))
@@ -470,8 +541,7 @@ LogicalResult FlashOp::verify() {
     // The config verifier ensures the variant exists.
     const ::attn::KernelVariant *variant =
         ::attn::findKernelVariant(config.getVariant());
-    std::string why = variant->checkOperands(
-        {q.getDimSize(3), v.getDimSize(3), getTransposeK(), false});
+    std::string why = variant->checkOperands(getOperandShape());
     if (!why.empty())
       return emitOpError() << "variant " << config.getVariant() << " needs "
                            << why;
@@ -481,10 +551,27 @@ LogicalResult FlashOp::verify() {
   if (!std::isfinite(scale))
     return emitOpError() << "scale must be finite, got " << scale;
 
-  SmallVector<int64_t> scoreShape = {q.getDimSize(0), qHeads, q.getDimSize(2),
-                                     kvSeq};
-  if (failed(verifyMaskOperands(*this, getMaskOrEmpty(), scoreShape,
-                                getLengths(), getKeep(), getBias())))
+  MaskAttr mask = getMaskOrEmpty();
+  if (varlen) {
+    // Mask operands are laid out per (batch, query, key) of a dense batch.
+    for (auto [item, present] :
+         {std::pair<StringRef, bool>{"key_padding", mask.getKeyPadding()},
+          {"keep", mask.getKeep()},
+          {"bias", mask.getBias()}})
+      if (present)
+        return emitOpError()
+               << "mask item '" << item
+               << "' is not supported with cu_seqlens (its operand is laid "
+                  "out for a dense batch; a score_mod with captures can "
+                  "index by sequence and position)";
+  }
+  SmallVector<int64_t> scoreShape =
+      varlen ? SmallVector<int64_t>{ShapedType::kDynamic, qHeads,
+                                    ShapedType::kDynamic, ShapedType::kDynamic}
+             : SmallVector<int64_t>{q.getDimSize(0), qHeads, q.getDimSize(2),
+                                    kvSeq};
+  if (failed(verifyMaskOperands(*this, mask, scoreShape, getLengths(),
+                                getKeep(), getBias())))
     return failure();
 
   if (!hasScoreMod()) {

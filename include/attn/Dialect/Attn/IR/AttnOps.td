@@ -194,6 +194,26 @@ def Attn_FlashOp : Attn_Op<"flash", [Pure, AttrSizedOperandSegments]> {
     `attn.score_mod`, and the region's block arguments after the five
     scalars (`--attn-fuse` carries them over from the graph op).
 
+    Ragged (varlen) batches: with `cu_seqlens_q` and `cu_seqlens_k`
+    (`[B + 1]` i32 offsets), `q` is packed `[Tq, Hq, Dqk]`, `k`
+    `[Tk, Hkv, Dqk]`, `v` `[Tk, Hkv, Dv]` (flash_attn's THD layout) and the
+    result `[Tq, Hq, Dv]`: sequence `b` has the queries
+    `cu_seqlens_q[b] .. cu_seqlens_q[b + 1]` and the keys likewise, and
+    attends only to its own keys. Causal masks and windows align per
+    sequence (`bottom_right`: to the sequence's own last key), a score_mod
+    sees `b` as the sequence and `q_idx`, `kv_idx` as positions within it,
+    and the logsumexp is `[Hq, Tq]`. Rows that no sequence covers are left
+    unwritten. Offsets are clamped to `[0, T]`; a sequence whose end is
+    below its start is empty.
+
+    ```mlir
+    %o = attn.flash %q, %k, %v cu_seqlens_q(%cq : tensor<4xi32>)
+        cu_seqlens_k(%ck : tensor<4xi32>)
+        {scale = 0.125 : f32, mask = #attn.mask<causal, bottom_right>}
+        : tensor<300x16x64xbf16>, tensor<500x4x64xbf16>, tensor<500x4x64xbf16>
+        -> tensor<300x16x64xbf16>
+    ```
+
     ```mlir
     %o = attn.flash %q, %k, %v {scale = 0.125 : f32, mask = #attn.mask<causal>}
         : tensor<2x16x128x64xbf16>, tensor<2x4x128x64xbf16>, tensor<2x4x128x64xbf16>
@@ -215,6 +235,8 @@ def Attn_FlashOp : Attn_Op<"flash", [Pure, AttrSizedOperandSegments]> {
                        Optional<RankedTensorOf<[I1]>>:$keep,
                        Optional<Attn_FloatTensor>:$bias,
                        Variadic<AnyRankedTensor>:$captures,
+                       Optional<RankedTensorOf<[I32]>>:$cu_seqlens_q,
+                       Optional<RankedTensorOf<[I32]>>:$cu_seqlens_k,
                        F32Attr:$scale,
                        UnitAttr:$transpose_k,
                        OptionalAttr<Attn_MaskAttr>:$mask,
@@ -228,6 +250,8 @@ def Attn_FlashOp : Attn_Op<"flash", [Pure, AttrSizedOperandSegments]> {
     (`keep` `(` $keep^ `:` type($keep) `)`)?
     (`bias` `(` $bias^ `:` type($bias) `)`)?
     (`captures` `(` $captures^ `:` type($captures) `)`)?
+    (`cu_seqlens_q` `(` $cu_seqlens_q^ `:` type($cu_seqlens_q) `)`)?
+    (`cu_seqlens_k` `(` $cu_seqlens_k^ `:` type($cu_seqlens_k) `)`)?
     attr-dict (`score_mod` $score_mod^)?
     `:` type($q) `,` type($k) `,` type($v) `->` type($output) (`,` type($lse)^)?
   }];
@@ -236,6 +260,20 @@ def Attn_FlashOp : Attn_Op<"flash", [Pure, AttrSizedOperandSegments]> {
     /// The mask, or an empty one when the op has none.
     MaskAttr getMaskOrEmpty();
     bool hasScoreMod() { return !getScoreMod().empty(); }
+    /// Ragged batches: q, k, v and the output packed [tokens, heads, dim].
+    bool isVarlen() { return static_cast<bool>(getCuSeqlensQ()); }
+    /// Dimensions of q, k (untransposed), v and the output by meaning, in
+    /// the dense (BHSD) or the packed (THD) form; heads are dimension 1 in
+    /// both.
+    int64_t getSeqDim() { return isVarlen() ? 0 : 2; }
+    int64_t getHeadDimDim() { return isVarlen() ? 2 : 3; }
+    int64_t getHeadDimQK() { return getQ().getType().getDimSize(getHeadDimDim()); }
+    int64_t getHeadDimV() { return getV().getType().getDimSize(getHeadDimDim()); }
+    int64_t getHeadsQ() { return getQ().getType().getDimSize(1); }
+    int64_t getHeadsKV() { return getK().getType().getDimSize(1); }
+    /// What a kernel variant must support to run the op (the table of
+    /// kernel variants' terms).
+    ::attn::OperandShape getOperandShape();
   }];
   let hasRegionVerifier = 1;
 }

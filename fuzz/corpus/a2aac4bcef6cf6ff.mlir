@@ -1,0 +1,6 @@
+func.func @key_padding(%q: tensor<10x4x64xbf16>, %cq: tensor<3xi32>, %len: tensor<2xi32>) -> tensor<10x4x64xbf16> {
+  %o = attn.flash %q, %q, %q lengths(%len : tensor<2xi32>) cu_seqlens_q(%cq : tensor<3xi32>) cu_seqlens_k(%cq : tensor<3xi32>)
+      {scale = 1.0 : f32, mask = #attn.mask<key_padding>}
+    : tensor<10x4x64xbf16>, tensor<10x4x64xbf16>, tensor<10x4x64xbf16> -> tensor<10x4x64xbf16>
+  return %o : tensor<10x4x64xbf16>
+}

@@ -1,0 +1,271 @@
+"""Serving forms of attention with flash_attn's tensor conventions:
+
+    out = attn.varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, causal=True)
+
+varlen takes a ragged batch packed without padding (THD: q (total_q, Hq, D),
+k and v (total_k, Hkv, D)) and the int32 offsets of each sequence's first
+query and key (batch + 1 each), as an inference server batches prompts.
+One launch computes every sequence; nothing padded is computed.
+
+Kernels are compiled once per specialization (dtype, heads, head dims,
+masks, score_mod) for any batch and token counts, cached like attn.sdpa's.
+A launch reads no device memory on the host and allocates only from torch's
+caching allocator, so a call with fixed shapes can be captured in a CUDA
+graph once it has run (compiled and loaded) outside the capture.
+"""
+
+import ctypes
+import math
+import operator
+import sys
+
+_attn = sys.modules[__package__]
+
+
+def _error(message):
+    return _attn.AttnError("attn.varlen: " + message)
+
+
+def _window_items(causal, window):
+    """Mask items of flash_attn's causal and window_size=(left, right) (-1:
+    unbounded), both aligned to the bottom-right of each sequence."""
+    if window is None:
+        window = (-1, -1)
+    try:
+        left, right = (int(w) for w in window)
+    except (TypeError, ValueError):
+        raise _error(f"window must be (left, right) with -1 for unbounded; got {window!r}") from None
+    if left < -1 or right < -1:
+        raise _error(f"window bounds are -1 (unbounded) or at least 0; got {window!r}")
+    items = []
+    if causal:
+        items.append("causal")
+    if (left, right) != (-1, -1):
+        items.append(f"window = [{left}, {right}]")
+    if items:
+        items.append("bottom_right")
+    return tuple(items)
+
+
+def _score_mod_of(softcap, score_mod):
+    if softcap:
+        if score_mod:
+            raise _error("pass softcap or a score_mod, not both (a score_mod can cap itself: attn.softcap)")
+        if not softcap > 0:
+            raise _error(f"softcap must be positive (or 0 for none); got {softcap!r}")
+        return _attn.softcap(softcap)
+    return score_mod or None
+
+
+def _type(shape, element):
+    return "tensor<" + "x".join("?" if s is None else str(s) for s in shape) + "x" + element + ">"
+
+
+def _varlen_mlir(dtype, hq, hkv, dqk, dv, scale, items, score_mod, return_lse, captures):
+    """The attention as one attn.flash over a ragged batch of any size."""
+    tq, tk, tv = _type([None, hq, dqk], dtype), _type([None, hkv, dqk], dtype), _type([None, hkv, dv], dtype)
+    offsets = _type([None], "i32")
+    capture_types = [_type(shape, el) for shape, el in captures]
+    args = [f"%q: {tq}", f"%k: {tk}", f"%v: {tv}", f"%cq: {offsets}", f"%ck: {offsets}"]
+    args += [f"%captured{i}: {ct}" for i, ct in enumerate(capture_types)]
+    operands = ""
+    if capture_types:
+        operands += (" captures(" + ", ".join(f"%captured{i}" for i in range(len(captures))) + " : " +
+                     ", ".join(capture_types) + ")")
+    operands += f" cu_seqlens_q(%cq : {offsets}) cu_seqlens_k(%ck : {offsets})"
+    attrs = [f"scale = {scale!r} : f32"]
+    if items:
+        attrs.append(f"mask = #attn.mask<{', '.join(items)}>")
+    region = ""
+    if score_mod:
+        extra = "".join(f", %capture{i}: {ct}" for i, ct in enumerate(capture_types))
+        region = (" score_mod {\n" + _attn._SCORE_MOD_HEADER.format(captures=extra) + "\n    "
+                  + score_mod.replace("\n", "\n    ") + "\n  }")
+    out = _type([None, hq, dv], dtype)
+    results = out + (f", {_type([hq, None], 'f32')}" if return_lse else "")
+    names = "%o, %lse" if return_lse else "%o"
+    return (f"func.func @varlen({', '.join(args)}) -> ({results}) {{\n"
+            f"  {names} = attn.flash %q, %k, %v{operands} {{{', '.join(attrs)}}}{region}"
+            f" : {tq}, {tk}, {tv} -> {results}\n"
+            f"  return {names} : {results}\n}}\n")
+
+
+def _compiled(spec, make_text, score_mod, variant, tiles, describe, device):
+    """The kernel of `spec` (a key of attn's kernel cache), compiled from the
+    MLIR make_text() writes on first use."""
+    kernel = _attn._kernels.get(spec)
+    if kernel is not None:
+        return kernel
+    with _attn._lock:
+        kernel = _attn._kernels.get(spec)
+        if kernel is not None:
+            return kernel
+        if _attn._capturing(device):
+            raise _error(f"({describe()}) needs a kernel compiled while a CUDA graph is being captured, where "
+                         "compiling is not allowed: run the call once before capturing")
+        text = make_text()
+        handle = ctypes.c_void_p()
+        lib = _attn.library()
+        if lib.attn_compile(_attn._get_context(), text.encode(), variant.encode(), *tiles, ctypes.byref(handle)):
+            error = _attn._compile_error(lib.attn_last_error().decode(), text, score_mod, describe())
+            raise _attn.AttnError(str(error).replace("attn.sdpa", "attn.varlen", 1))
+        kernel = _attn._Kernel(handle)
+        _attn._kernels[spec] = kernel
+        return kernel
+
+
+def _host_length(name, n):
+    """A max_seqlen: a host int (reading a tensor would synchronize), clamped
+    to what the kernel takes."""
+    if isinstance(n, _attn.torch.Tensor):
+        raise _error(f"{name} must be a host int, as flash_attn takes it (reading a tensor would "
+                     f"synchronize the stream); got a tensor")
+    try:
+        n = operator.index(n)
+    except TypeError:
+        raise _error(f"{name} must be an int; got {n!r}") from None
+    if n < 0:
+        raise _error(f"{name} must be non-negative; got {n}")
+    return min(n, 2**31 - 1)
+
+
+def _check_packed(name, t, device, dims=3):
+    torch = _attn.torch
+    if not isinstance(t, torch.Tensor):
+        raise _error(f"{name} must be a tensor; got {type(t).__name__}")
+    if t.device != device:
+        raise _error(f"{name} is on {t.device} but q is on {device}; move it with {name}.to(q.device)")
+    if t.dim() != dims:
+        layout = "(total_tokens, heads, head_dim)" if dims == 3 else "(batch + 1,)"
+        raise _error(f"{name} must be {dims}-d {layout}; got shape {tuple(t.shape)}")
+
+
+def _launch(kernel, args, device, dev, key):
+    """Sizes the workspace once per launch shape, allocates it from torch's
+    caching allocator on the current stream and launches there."""
+    torch = _attn.torch
+    lib = _attn._lib
+    stream = _attn._current_stream(dev)
+    workspace_bytes = kernel.workspace.get(key)
+    if workspace_bytes is None:
+        size = ctypes.c_uint64()
+        if lib.attn_workspace_size(kernel.ptr, args, _attn._LAUNCH_CONFIG.pack(0, dev, stream, 0, 0),
+                                   ctypes.byref(size)):
+            raise _error(lib.attn_last_error().decode())
+        if len(kernel.workspace) > 1024:
+            kernel.workspace.clear()
+        workspace_bytes = kernel.workspace[key] = size.value
+    workspace = torch.empty(workspace_bytes, device=device, dtype=torch.uint8) if workspace_bytes else None
+    config = _attn._LAUNCH_CONFIG.pack(0, dev, stream, workspace.data_ptr() if workspace is not None else 0,
+                                       workspace_bytes)
+    if lib.attn_launch_on(kernel.ptr, args, config):
+        raise _error(lib.attn_last_error().decode())
+
+
+def varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dropout_p=0.0, scale=None,
+           causal=False, window=(-1, -1), softcap=0.0, return_lse=False, *, score_mod=None,
+           score_mod_captures=(), variant="", block_m=0, block_n=0, num_warps=0, stages=0, num_splits=0,
+           return_kernel=False):
+    """flash_attn_varlen_func on attn's kernels: attention over a ragged batch.
+
+    q (total_q, Hq, D), k (total_k, Hkv, D), v (total_k, Hkv, Dv): CUDA,
+    float16 or bfloat16, on one device, Hkv dividing Hq (GQA/MQA), any
+    strides with a contiguous last dimension. cu_seqlens_q, cu_seqlens_k:
+    int32 (batch + 1,) on the same device: sequence b's queries are rows
+    cu_seqlens_q[b]:cu_seqlens_q[b + 1] of q, its keys those of k and v, and
+    it attends to its own keys only. Offsets are clamped to the tensors by
+    the kernel (never read on the host); rows of no sequence are left as
+    they are in the output (uninitialized). max_seqlen_q, max_seqlen_k: the
+    longest sequence's lengths (ints, as flash_attn takes them), which only
+    guide how the keys are split over blocks.
+
+    scale (flash_attn's softmax_scale): default 1/sqrt(D). causal and
+    window=(left, right) (-1: unbounded) are aligned to each sequence's
+    bottom-right, as flash_attn aligns them. softcap > 0: scores become
+    softcap * tanh(scores / softcap). score_mod (an MLIR region body, see
+    attn.sdpa; %b is the sequence, %q_idx and %kv_idx positions within it)
+    and score_mod_captures as in attn.sdpa. return_lse also returns the
+    natural-log logsumexp, float32 (Hq, total_q). variant, the tile sizes
+    and num_splits override the cost model and the split heuristic.
+
+    Returns out (total_q, Hq, Dv), or (out, lse); with return_kernel, also
+    the kernel's handle (for attn.kernel_info).
+    """
+    torch = _attn.torch
+    if torch is None:
+        raise _error("needs PyTorch (import torch failed)")
+    if dropout_p != 0.0:
+        raise _error("dropout is not supported (dropout_p must be 0)")
+    if not isinstance(q, torch.Tensor) or q.device.type != "cuda":
+        raise _error("q must be a CUDA tensor" + (f"; it is on {q.device}" if isinstance(q, torch.Tensor) else ""))
+    device = q.device
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        _check_packed(name, t, device)
+    for name, t in (("cu_seqlens_q", cu_seqlens_q), ("cu_seqlens_k", cu_seqlens_k)):
+        _check_packed(name, t, device, dims=1)
+        if t.dtype != torch.int32:
+            raise _error(f"{name} must be int32; got {t.dtype} ({name}.to(torch.int32))")
+        if t.numel() < 2:
+            raise _error(f"{name} holds batch + 1 offsets, at least 2; got {t.numel()}")
+    if cu_seqlens_q.numel() != cu_seqlens_k.numel():
+        raise _error(f"cu_seqlens_q has {cu_seqlens_q.numel()} offsets and cu_seqlens_k "
+                     f"{cu_seqlens_k.numel()}; both hold batch + 1")
+    if not (q.dtype == k.dtype == v.dtype) or q.dtype not in (torch.float16, torch.bfloat16):
+        raise _error(f"q, k and v must all be float16 or all bfloat16; got {q.dtype}, {k.dtype}, {v.dtype}")
+    tq, hq, dqk = q.shape
+    tk, hkv, kd = k.shape
+    vt, vh, dv = v.shape
+    if kd != dqk:
+        raise _error(f"k's head dim {kd} differs from q's {dqk}")
+    if vt != tk or vh != hkv:
+        raise _error(f"v has {vt} tokens and {vh} heads, k {tk} and {hkv}; they must agree")
+    if hq % hkv:
+        raise _error(f"k's heads {hkv} must divide q's {hq}")
+    if min(tq, tk, hq, dqk, dv) == 0:
+        raise _error(f"q {tuple(q.shape)}, k {tuple(k.shape)} and v {tuple(v.shape)} must not be empty")
+    max_seqlen_q = _host_length("max_seqlen_q", max_seqlen_q)
+    max_seqlen_k = _host_length("max_seqlen_k", max_seqlen_k)
+    if _attn._grad_enabled() and any(t.requires_grad for t in (q, k, v)):
+        raise _error("has no backward yet and q, k or v requires grad with autograd on: run under "
+                     "torch.no_grad() or torch.inference_mode(), or pass detached tensors")
+    items = _window_items(causal, window)
+    score_mod = _score_mod_of(softcap, score_mod)
+    captures = _attn._check_captures(score_mod, score_mod_captures, device)
+    if scale is None:
+        scale = 1.0 / math.sqrt(dqk)
+    tiles = (block_m, block_n, num_warps, stages)
+    names = _attn._DTYPE_NAMES
+    capture_types = tuple((tuple(c.shape), names[c.dtype]) for c in captures)
+    spec = ("varlen", names[q.dtype], hq, hkv, dqk, dv, float(scale), items, score_mod, bool(return_lse),
+            variant or "", tiles, capture_types)
+
+    def describe():
+        return ", ".join(f"{n} {tuple(t.shape)} {str(t.dtype).replace('torch.', '')} on {t.device}"
+                         for n, t in (("q", q), ("k", k), ("v", v)))
+
+    kernel = _compiled(spec, lambda: _varlen_mlir(names[q.dtype], hq, hkv, dqk, dv, float(scale), items,
+                                                  score_mod, return_lse, capture_types),
+                       score_mod, variant or "", tiles, describe, device)
+
+    q = q if q.stride(2) == 1 else q.contiguous()
+    k = k if k.stride(2) == 1 else k.contiguous()
+    v = v if v.stride(2) == 1 else v.contiguous()
+    cu_q = cu_seqlens_q.contiguous()
+    cu_k = cu_seqlens_k.contiguous()
+    out = torch.empty((tq, hq, dv), device=device, dtype=q.dtype)
+    lse = torch.empty((hq, tq), device=device, dtype=torch.float32) if return_lse else None
+    captures = [c.contiguous() for c in captures]
+    capture_ptrs = [c.data_ptr() for c in captures] + [0] * (_attn._MAX_SCORE_MOD_CAPTURES - len(captures))
+
+    def packed(t):  # (tokens, heads, dim) as BHSD strides, none along the batch
+        return (t.data_ptr(), 0, t.stride(1), t.stride(0), t.stride(2))
+
+    batch = cu_q.numel() - 1
+    args = _attn._FLASH_ARGS.pack(batch, tq, tk, *packed(q), *packed(k), *packed(v), *packed(out),
+                                  lse.data_ptr() if lse is not None else 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                  num_splits, *capture_ptrs, cu_q.data_ptr(), cu_k.data_ptr(),
+                                  max_seqlen_q, max_seqlen_k)
+    dev = device.index if device.index is not None else torch.cuda.current_device()
+    _launch(kernel, args, device, dev, (batch, tq, tk, max_seqlen_k, num_splits, dev))
+    result = (out, lse) if return_lse else out
+    return (result, kernel.handle) if return_kernel else result

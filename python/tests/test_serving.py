@@ -1,0 +1,152 @@
+"""attn.varlen against float64 math on each sequence alone, with
+flash_attn's conventions (THD tensors, int32 offsets, window=(-1, -1),
+causal aligned to each sequence's bottom-right). Skipped without CUDA.
+
+    PYTHONPATH=python ATTN_LIBRARY=build/lib/libattn_c.so.2 python3 -m pytest python/tests/test_serving.py
+"""
+
+import math
+
+import pytest
+
+torch = pytest.importorskip("torch")
+if not torch.cuda.is_available():
+    pytest.skip("no CUDA device", allow_module_level=True)
+
+import attn  # noqa: E402
+
+
+def dense_reference(q, k, v, scale, causal=False, window=(-1, -1), softcap=0.0):
+    """One sequence: q (Sq, Hq, D), k and v (Sk, Hkv, D) -> out (Sq, Hq, Dv),
+    lse (Hq, Sq), float64; causal and window aligned to the bottom-right."""
+    q, k, v = (t.double().transpose(0, 1) for t in (q, k, v))  # (H, S, D)
+    rep = q.shape[0] // k.shape[0]
+    k, v = k.repeat_interleave(rep, 0), v.repeat_interleave(rep, 0)
+    s = q @ k.transpose(-1, -2) * scale
+    if softcap:
+        s = softcap * torch.tanh(s / softcap)
+    sq, sk = q.shape[1], k.shape[1]
+    i = torch.arange(sq, device=q.device).unsqueeze(1)
+    j = torch.arange(sk, device=q.device).unsqueeze(0)
+    diag = i + (sk - sq)
+    keep = torch.ones(sq, sk, dtype=torch.bool, device=q.device)
+    if causal:
+        keep &= j <= diag
+    if window[0] >= 0:
+        keep &= j >= diag - window[0]
+    if window[1] >= 0:
+        keep &= j <= diag + window[1]
+    s = s.masked_fill(~keep, float("-inf"))
+    m = s.amax(-1, keepdim=True)
+    m = torch.where(torch.isinf(m), torch.zeros_like(m), m)
+    p = torch.exp(s - m)
+    z = p.sum(-1, keepdim=True)
+    out = torch.where(z > 0, p / z, torch.zeros_like(p)) @ v
+    lse = torch.where(z > 0, m + torch.log(z), torch.full_like(z, float("-inf"))).squeeze(-1)
+    return out.transpose(0, 1), lse
+
+
+def offsets(lengths):
+    out = [0]
+    for n in lengths:
+        out.append(out[-1] + n)
+    return out
+
+
+def ragged(lengths_q, lengths_k, hq, hkv, d, dtype):
+    cu_q = torch.tensor(offsets(lengths_q), dtype=torch.int32, device="cuda")
+    cu_k = torch.tensor(offsets(lengths_k), dtype=torch.int32, device="cuda")
+    q = torch.randn(sum(lengths_q), hq, d, device="cuda", dtype=dtype)
+    k = torch.randn(sum(lengths_k), hkv, d, device="cuda", dtype=dtype)
+    v = torch.randn(sum(lengths_k), hkv, d, device="cuda", dtype=dtype)
+    return q, k, v, cu_q, cu_k
+
+
+def check(out, lse, q, k, v, lengths_q, lengths_k, scale, **mask):
+    cq, ck = offsets(lengths_q), offsets(lengths_k)
+    for b in range(len(lengths_q)):
+        if lengths_q[b] == 0:
+            continue
+        want, want_lse = dense_reference(q[cq[b]:cq[b + 1]], k[ck[b]:ck[b + 1]], v[ck[b]:ck[b + 1]], scale,
+                                         **mask)
+        got = out[cq[b]:cq[b + 1]].double()
+        norm = want.norm().item()
+        err = (got - want).norm().item() / (norm if norm > 0 else 1.0)
+        assert err < 1e-2, f"sequence {b}: relative error {err}"
+        if lse is not None:
+            got_lse = lse[:, cq[b]:cq[b + 1]].double()
+            finite = torch.isfinite(want_lse)
+            assert torch.equal(torch.isfinite(got_lse), finite), f"sequence {b}: -inf rows differ"
+            if finite.any():
+                assert (got_lse[finite] - want_lse[finite]).abs().max().item() < 1e-2
+
+
+LENGTHS = [([5, 0, 130, 64, 1], [7, 3, 200, 64, 300]), ([1] * 16, [1000 + 37 * i for i in range(16)])]
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("lengths", LENGTHS)
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("variant", ["", "sm80"])
+def test_varlen_matches_each_sequence_alone(dtype, lengths, causal, variant):
+    lengths_q, lengths_k = lengths
+    q, k, v, cu_q, cu_k = ragged(lengths_q, lengths_k, 8, 2, 128, dtype)
+    out, lse = attn.varlen(q, k, v, cu_q, cu_k, max(lengths_q), max(lengths_k), causal=causal,
+                           return_lse=True, variant=variant)
+    assert out.shape == q.shape and lse.shape == (8, q.shape[0]) and lse.dtype == torch.float32
+    check(out, lse, q, k, v, lengths_q, lengths_k, 1 / math.sqrt(128), causal=causal)
+
+
+def test_varlen_window_softcap_and_splits():
+    lengths_q, lengths_k = [40, 300, 2], [500, 300, 900]
+    q, k, v, cu_q, cu_k = ragged(lengths_q, lengths_k, 4, 4, 64, torch.bfloat16)
+    for splits in (0, 1, 5):
+        out = attn.varlen(q, k, v, cu_q, cu_k, 300, 900, scale=0.1, causal=True, window=(128, 0), softcap=20.0,
+                          num_splits=splits)
+        check(out, None, q, k, v, lengths_q, lengths_k, 0.1, causal=True, window=(128, 0), softcap=20.0)
+
+
+def test_varlen_strided_thd_views():
+    # q, k and v as views of one fused QKV projection (stride of a token
+    # larger than heads x dim), as serving engines hold them.
+    lengths = [17, 90, 33]
+    total, hq, hkv, d = sum(lengths), 8, 2, 64
+    qkv = torch.randn(total, hq + 2 * hkv, d, device="cuda", dtype=torch.bfloat16)
+    q, k, v = qkv[:, :hq], qkv[:, hq:hq + hkv], qkv[:, hq + hkv:]
+    cu = torch.tensor([0, 17, 107, 140], dtype=torch.int32, device="cuda")
+    out = attn.varlen(q, k, v, cu, cu, 90, 90, causal=True)
+    check(out, None, q, k, v, lengths, lengths, 1 / math.sqrt(d), causal=True)
+
+
+def test_varlen_decode_is_capturable_in_a_cuda_graph():
+    lengths_q, lengths_k = [1] * 8, [100 * (i + 1) for i in range(8)]
+    q, k, v, cu_q, cu_k = ragged(lengths_q, lengths_k, 32, 8, 128, torch.bfloat16)
+    out = attn.varlen(q, k, v, cu_q, cu_k, 1, 800, causal=True)  # compiles and loads
+    graph = torch.cuda.CUDAGraph()
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        with torch.cuda.graph(graph):
+            captured = attn.varlen(q, k, v, cu_q, cu_k, 1, 800, causal=True)
+    torch.cuda.current_stream().wait_stream(stream)
+    q.copy_(torch.randn_like(q))
+    graph.replay()
+    torch.cuda.synchronize()
+    check(captured, None, q, k, v, lengths_q, lengths_k, 1 / math.sqrt(128), causal=True)
+    assert not torch.equal(captured, out)
+
+
+def test_varlen_argument_errors_name_the_argument():
+    q, k, v, cu_q, cu_k = ragged([4, 4], [4, 4], 2, 2, 64, torch.bfloat16)
+    with pytest.raises(attn.AttnError, match="cu_seqlens_q must be int32"):
+        attn.varlen(q, k, v, cu_q.long(), cu_k, 4, 4)
+    with pytest.raises(attn.AttnError, match="cu_seqlens_q has 3 offsets and cu_seqlens_k 2"):
+        attn.varlen(q, k, v, cu_q, cu_k[:2], 4, 4)
+    with pytest.raises(attn.AttnError, match=r"q must be 3-d \(total_tokens, heads, head_dim\)"):
+        attn.varlen(q.unsqueeze(0), k, v, cu_q, cu_k, 4, 4)
+    with pytest.raises(attn.AttnError, match="max_seqlen_k must be a host int"):
+        attn.varlen(q, k, v, cu_q, cu_k, 4, torch.tensor(4))
+    with pytest.raises(attn.AttnError, match="cu_seqlens_k is on cpu"):
+        attn.varlen(q, k, v, cu_q, cu_k.cpu(), 4, 4)
+    with pytest.raises(attn.AttnError, match="dropout"):
+        attn.varlen(q, k, v, cu_q, cu_k, 4, 4, 0.1)

@@ -1,0 +1,238 @@
+//===- ServingTests.cpp - Ragged batches through the API and runtime ------===//
+//
+// What needs no GPU: the graph builder's attn.flash with offsets, its
+// compiled kernel's spec, launch validation and the schedule's bound on the
+// m-blocks. The kernels themselves are checked by test/GPU/serving.
+//
+//===----------------------------------------------------------------------===//
+
+#include "attn/attn.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+using namespace attn;
+
+namespace {
+
+std::unique_ptr<Context> memoryContext(const std::string &arch = "sm_90a") {
+  Context::Options options;
+  options.arch = arch;
+  options.diskCache = false;
+  auto ctx = Context::create(options);
+  EXPECT_TRUE(ctx.isOk()) << ctx.status().toString();
+  return std::move(*ctx);
+}
+
+/// A ragged batch of 4 sequences, GQA 8/2 at head dim 64.
+struct VarlenGraph {
+  Graph g;
+  Graph::Tensor q, k, v, cuQ, cuK;
+  VarlenGraph() {
+    q = g.input("q", DataType::BF16, {300, 8, 64});
+    k = g.input("k", DataType::BF16, {500, 2, 64});
+    v = g.input("v", DataType::BF16, {500, 2, 64});
+    cuQ = g.input("cu_q", DataType::I32, {5});
+    cuK = g.input("cu_k", DataType::I32, {5});
+  }
+};
+
+TEST(Varlen, GraphWritesOneFlashOpWithTheOffsets) {
+  VarlenGraph vg;
+  Graph::VarlenOptions options;
+  options.causal = true;
+  options.returnLse = true;
+  options.scoreMod = "%c = arith.constant 30.0 : f32\n"
+                     "    %d = arith.divf %score, %c : f32\n"
+                     "    %t = math.tanh %d : f32\n"
+                     "    %y = arith.mulf %t, %c : f32\n"
+                     "    attn.yield %y : f32";
+  auto out = vg.g.varlen(vg.q, vg.k, vg.v, vg.cuQ, vg.cuK, options);
+  ASSERT_TRUE(out.isOk()) << out.status().toString();
+  ASSERT_TRUE(out->lse.has_value());
+  vg.g.output(out->output);
+  vg.g.output(*out->lse);
+  auto text = vg.g.toMLIR();
+  ASSERT_TRUE(text.isOk()) << text.status().toString();
+  EXPECT_NE(text->find("cu_seqlens_q(%cu_q : tensor<5xi32>) cu_seqlens_k(%cu_k "
+                       ": tensor<5xi32>) {scale = 0.125 : f32, mask = "
+                       "#attn.mask<causal, bottom_right>} score_mod {"),
+            std::string::npos)
+      << *text;
+  EXPECT_NE(text->find("-> tensor<300x8x64xbf16>, tensor<8x300xf32>"),
+            std::string::npos);
+
+  // It compiles as is to one kernel of a ragged batch; on sm_90a the
+  // cp.async wgmma variant (the TMA one reads dense batches).
+  auto ctx = memoryContext();
+  auto compiled = compileGraph(*ctx, vg.g);
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  ASSERT_EQ(compiled->kernels.size(), 1u);
+  const KernelSpec &spec = compiled->kernels[0]->spec();
+  EXPECT_TRUE(spec.varlen);
+  EXPECT_EQ(spec.variant, "sm90");
+  EXPECT_TRUE(spec.writesLse && spec.scoreMod && spec.causal && spec.bottomRight);
+  EXPECT_EQ(spec.batch, 4);
+  EXPECT_EQ(spec.seqQ, 300);
+  EXPECT_EQ(spec.seqKV, 500);
+  EXPECT_NE(spec.name.find("_varlen_sm90_"), std::string::npos) << spec.name;
+}
+
+TEST(Varlen, GraphShapeErrorsNameTheOperands) {
+  VarlenGraph vg;
+  auto dense = vg.g.input("dense", DataType::BF16, {1, 8, 300, 64});
+  auto bad = vg.g.varlen(dense, vg.k, vg.v, vg.cuQ, vg.cuK, {});
+  ASSERT_FALSE(bad.isOk());
+  EXPECT_NE(bad.status().message().find(
+                "'dense' has shape 1x8x300x64; expected packed [tokens, heads, "
+                "head_dim]"),
+            std::string::npos)
+      << bad.status().message();
+  auto fewer = vg.g.input("cu_short", DataType::I32, {4});
+  bad = vg.g.varlen(vg.q, vg.k, vg.v, vg.cuQ, fewer, {});
+  ASSERT_FALSE(bad.isOk());
+  EXPECT_NE(bad.status().message().find("differ in batch: 5 and 4"),
+            std::string::npos)
+      << bad.status().message();
+  auto floats = vg.g.input("cu_f", DataType::F32, {5});
+  bad = vg.g.varlen(vg.q, vg.k, vg.v, floats, vg.cuK, {});
+  ASSERT_FALSE(bad.isOk());
+  EXPECT_NE(bad.status().message().find("'cu_f' must be i32 [batch + 1] offsets"),
+            std::string::npos)
+      << bad.status().message();
+}
+
+/// The compiled kernel of VarlenGraph and arguments that would be valid on
+/// a GPU (validate() reads no device memory: host memory stands in).
+struct VarlenLaunch {
+  std::shared_ptr<Kernel> kernel;
+  FlashArgs args;
+  std::vector<char> storage = std::vector<char>(1 << 20);
+
+  explicit VarlenLaunch(Context &ctx, const std::string &variant = "") {
+    VarlenGraph vg;
+    auto out = vg.g.varlen(vg.q, vg.k, vg.v, vg.cuQ, vg.cuK, {});
+    vg.g.output(out->output);
+    CompileOptions options;
+    options.variant = variant;
+    auto compiled = compileGraph(ctx, vg.g, options);
+    EXPECT_TRUE(compiled.isOk()) << compiled.status().toString();
+    kernel = compiled->kernels[0];
+    char *base = storage.data() +
+                 (16 - reinterpret_cast<uintptr_t>(storage.data()) % 16) % 16;
+    // Packed [tokens, heads, dim] as BHSD strides; the batch stride is
+    // ignored (here, garbage).
+    auto packed = [&](int64_t heads, int64_t dim) {
+      TensorArg t;
+      t.data = base;
+      t.strides[0] = 12345;
+      t.strides[1] = dim;
+      t.strides[2] = heads * dim;
+      t.strides[3] = 1;
+      return t;
+    };
+    args.batch = 4;
+    args.seqQ = 300;
+    args.seqKV = 500;
+    args.q = args.o = packed(8, 64);
+    args.k = args.v = packed(2, 64);
+    args.cuSeqlensQ = args.cuSeqlensK = reinterpret_cast<const int *>(base);
+  }
+};
+
+TEST(Varlen, ValidateNeedsTheOffsetsAndIgnoresTheBatchStride) {
+  auto ctx = memoryContext();
+  VarlenLaunch f(*ctx);
+  EXPECT_TRUE(f.kernel->validate(f.args).isOk())
+      << f.kernel->validate(f.args).message();
+  FlashArgs a = f.args;
+  a.cuSeqlensK = nullptr;
+  EXPECT_NE(f.kernel->validate(a).message().find(
+                "runs a ragged batch but 'cu_seqlens_q' or 'cu_seqlens_k' is "
+                "null"),
+            std::string::npos);
+  a = f.args;
+  a.batch = 3; // the IR's offsets hold 4 sequences
+  EXPECT_NE(f.kernel->validate(a).message().find("specialized for batch 4"),
+            std::string::npos);
+  a = f.args;
+  a.maxSeqlenK = -1;
+  EXPECT_NE(f.kernel->validate(a).message().find(
+                "max_seqlen_q and max_seqlen_k must be 0 (unknown) or positive"),
+            std::string::npos);
+  a = f.args;
+  a.q.strides[2] = 100; // tokens must still be 16-byte steps
+  EXPECT_NE(f.kernel->validate(a).message().find("multiple of 8"),
+            std::string::npos);
+}
+
+TEST(Varlen, DenseKernelsRefuseOffsets) {
+  auto ctx = memoryContext();
+  Graph g;
+  auto q = g.input("q", DataType::BF16, {2, 4, 64, 64});
+  auto out = g.sdpa(q, q, q, {});
+  g.output(*out);
+  auto compiled = compileGraph(*ctx, g);
+  ASSERT_TRUE(compiled.isOk());
+  std::vector<char> storage(1 << 16);
+  char *base = storage.data() +
+               (16 - reinterpret_cast<uintptr_t>(storage.data()) % 16) % 16;
+  int64_t shape[4] = {2, 4, 64, 64};
+  FlashArgs a;
+  a.batch = 2;
+  a.seqQ = a.seqKV = 64;
+  a.q = a.k = a.v = a.o = TensorArg::contiguous(base, shape);
+  a.cuSeqlensQ = reinterpret_cast<const int *>(base);
+  EXPECT_NE(compiled->kernels[0]->validate(a).message().find(
+                "compiled for a dense batch"),
+            std::string::npos);
+}
+
+TEST(Varlen, ScheduleBoundsEveryBatchsBlocks) {
+  // Any lengths of B sequences summing to at most T take at most
+  // varlenMBlocks(B, T, blockM) blocks: the launch never misses one.
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 2000; ++trial) {
+    int batch = 1 + int(rng() % 40), blockM = 16 << (rng() % 4);
+    int total = 1 + int(rng() % 3000);
+    std::vector<int> cuts = {0, total};
+    for (int b = 1; b < batch; ++b)
+      cuts.push_back(int(rng() % (total + 1)));
+    std::sort(cuts.begin(), cuts.end());
+    int blocks = 0;
+    for (int b = 0; b < batch; ++b)
+      blocks += (cuts[b + 1] - cuts[b] + blockM - 1) / blockM;
+    ASSERT_LE(blocks, varlenMBlocks(batch, total, blockM))
+        << batch << " sequences, " << total << " tokens, blockM " << blockM;
+  }
+  // Tight where the counts are known: one sequence, and one token each.
+  EXPECT_EQ(varlenMBlocks(1, 1000, 128), 8);
+  EXPECT_EQ(varlenMBlocks(64, 64, 128), 64);
+  // The kernel's schedule: one run of m-blocks per query head, batch 1.
+  auto ctx = memoryContext();
+  VarlenLaunch f(*ctx);
+  TileSchedule s = f.kernel->schedule(4, 300, 1);
+  EXPECT_EQ(s.batch, 1);
+  EXPECT_EQ(s.heads, 8);
+  EXPECT_EQ(s.mBlocks, varlenMBlocks(4, 300, f.kernel->spec().blockM));
+  EXPECT_FALSE(f.kernel->packsQueryHeads(1));
+}
+
+TEST(Varlen, TheTmaVariantIsRefused) {
+  auto ctx = memoryContext();
+  VarlenGraph vg;
+  auto out = vg.g.varlen(vg.q, vg.k, vg.v, vg.cuQ, vg.cuK, {});
+  vg.g.output(out->output);
+  CompileOptions options;
+  options.variant = "sm90ws";
+  auto compiled = compileGraph(*ctx, vg.g, options);
+  ASSERT_FALSE(compiled.isOk());
+  EXPECT_NE(compiled.status().message().find(
+                "variant sm90ws cannot run this attention: it needs a dense "
+                "batch"),
+            std::string::npos)
+      << compiled.status().message();
+}
+
+} // namespace
