@@ -57,11 +57,12 @@ for step in "${steps[@]}"; do
            "decode-gqa|--variant=sm90ws --block-m=128 --block-n=64 --num-warps=12 --stages=2"
            "seq1|--variant=sm90ws" "everything|--variant=sm90ws"
            # Serving: ragged batches, with offsets past the tensors and (no
-           # reference for them: "nocheck") out of order.
+           # reference for them: "nocheck") out of order; sinks.
            "serving/varlen-causal-gqa" "serving/varlen-decode|--splits=8"
            "serving/varlen-offsets-clamped|--splits=3 --set-input=3:-20,0,150,150,9999 --set-input=4:-1,200,200,450,2000"
            "serving/varlen-offsets-clamped|nocheck --splits=3 --set-input=3:0,250,40,300,120 --set-input=4:0,480,20,500,-3"
-           "serving/varlen-offsets-clamped|nocheck --variant=sm80 --set-input=3:300,-7,200,100,2147483647 --set-input=4:-2147483648,500,0,0,499")
+           "serving/varlen-offsets-clamped|nocheck --variant=sm80 --set-input=3:300,-7,200,100,2147483647 --set-input=4:-2147483648,500,0,0,499"
+           "serving/sinks-decode-gqa|--splits=1" "serving/sinks-causal|--variant=sm90ws --splits=4")
     # SANITIZE_CASES="case|flags;case|flags" picks others.
     [[ -n ${SANITIZE_CASES:-} ]] && IFS=';' read -ra cases <<<"$SANITIZE_CASES"
     for c in "${cases[@]}"; do

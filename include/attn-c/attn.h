@@ -70,7 +70,7 @@ typedef struct attn_flash_args {
    * contiguous device memory of the shapes and element types of the IR
    * (bool as one byte); NULL in the slots the kernel does not use. */
   const void *score_mod_captures[ATTN_MAX_SCORE_MOD_CAPTURES];
-  /* --- ragged batches (appended in ABI 2) ---
+  /* --- ragged batches and sinks (appended in ABI 2) ---
    * For a kernel compiled from an attn.flash with cu_seqlens: batch
    * sequences packed in q and o (seq_q tokens; strides[0] ignored) and in k
    * and v (seq_kv tokens); sequence b's queries are rows cu_seqlens_q[b] ..
@@ -81,6 +81,10 @@ typedef struct attn_flash_args {
    * dense batch. */
   const int32_t *cu_seqlens_q, *cu_seqlens_k;
   int32_t max_seqlen_q, max_seqlen_k;
+  /* Attention sinks, for a kernel compiled from an attn.flash with sinks:
+   * one float logit per query head (heads_q floats, device memory); NULL
+   * otherwise. */
+  const float *sinks;
 } attn_flash_args;
 
 typedef struct attn_kernel_info {

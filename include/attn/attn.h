@@ -106,6 +106,9 @@ public:
     std::string scoreMod;
     std::vector<Tensor> scoreModCaptures;
     bool returnLse = false; ///< also the logsumexp, [Hq, Tq] f32
+    /// Attention sinks: [Hq] f32, one logit per query head in every row's
+    /// denominator (FlashArgs::sinks at launch).
+    std::optional<Tensor> sinks;
   };
   struct Attention {
     Tensor output;

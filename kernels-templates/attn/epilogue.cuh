@@ -7,6 +7,25 @@
 
 namespace attn {
 
+/// Joins an attention sink (a natural-log logit) to a row whose scores
+/// have the base-2 maximum `rowMax` (-inf: no key) and total weight `total`
+/// against it: the normalizer `inv` of the output accumulated against
+/// rowMax, and the logsumexp, both with the sink in the denominator.
+__device__ __forceinline__ void addSink(float sink, float rowMax, float total,
+                                        float &inv, float &lse) {
+  const float sink2 = sink * kLog2e;
+  const float top = fmaxf(rowMax, sink2);
+  if (top == negInf()) {
+    inv = 0.f;
+    lse = negInf();
+    return;
+  }
+  const float kept = rowMax == negInf() ? 0.f : fastExp2(rowMax - top);
+  const float all = total * kept + fastExp2(sink2 - top);
+  inv = kept / all;
+  lse = (top + __log2f(all)) * kLn2;
+}
+
 template <class C> struct Epilogue {
   using Ops = ElementOps<typename C::Element>;
 
@@ -37,11 +56,15 @@ template <class C> struct Epilogue {
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
         const float total = softmax.rowTotal(mt, half);
-        const float inv = softmax.normalizer(total);
+        float inv = softmax.normalizer(total);
         int row = m0 + rowBase + mt * 16 + lane / 4 + half * 8;
         if (row >= e.seqQ)
           continue;
-        const float lse = softmax.logSumExp(mt, half, total);
+        float lse = softmax.logSumExp(mt, half, total);
+        // A sink joins the denominator once: here, or in FlashCombine.
+        if (C::kSinks && !partial)
+          addSink(p.sinks[h * p.sink_strides[0] + row * p.sink_strides[1]],
+                  softmax.rowMax[mt][half], total, inv, lse);
         const i64 rowIndex = rowIndex0 + row;
         float *partialRow =
             partial ? p.partial_o + (split * splitRows + rowIndex) * C::kHeadDimV
@@ -87,8 +110,9 @@ __device__ __forceinline__ bool varlenRowCovered(const FlashParams &p,
 /// Merges the partial outputs of a split-KV launch: one warp per row of
 /// [batch][heads_q][seq_q] (p as for an unsplit launch; a ragged batch's
 /// rows as [1][heads_q][packed rows], those of no sequence skipped),
-/// weighting each split's output by exp(its logsumexp - the row's). A row
-/// no split saw a key for yields zeros and -inf.
+/// weighting each split's output by exp(its logsumexp - the row's), with
+/// the sink of the row's head in the denominator. A row no split saw a key
+/// for yields zeros and -inf (the sink, with one).
 template <class C> struct FlashCombine {
   static constexpr int kThreads = kCombineThreads, kRowsPerBlock = kThreads / 32;
   using Ops = ElementOps<typename C::Element>;
@@ -109,11 +133,17 @@ template <class C> struct FlashCombine {
     float maxLse = negInf();
     for (int s = 0; s < splits; ++s)
       maxLse = fmaxf(maxLse, p.partial_lse[s * rows + r]);
+    // The sink of the row's query head joins the denominator once, here
+    // (the splits' partials leave it out).
+    const float sink = C::kSinks ? p.sinks[h] : negInf();
+    maxLse = fmaxf(maxLse, sink);
     float total = 0.f;
     for (int s = 0; s < splits; ++s) {
       float lse = p.partial_lse[s * rows + r];
       total += lse == negInf() ? 0.f : fastExp2((lse - maxLse) * kLog2e);
     }
+    if (C::kSinks && maxLse != negInf())
+      total += fastExp2((sink - maxLse) * kLog2e);
     const float inv = total > 0.f ? 1.f / total : 0.f;
     u16 *out = static_cast<u16 *>(p.o) + b * p.o_strides[0] + h * p.o_strides[1] +
                i * p.o_strides[2];

@@ -53,6 +53,12 @@ struct FlashParams {
   // v (seq_kv); offsets are clamped to [0, seq_q] and [0, seq_kv], so no
   // table makes a kernel read or write outside them. Null otherwise.
   const int *cu_seqlens_q, *cu_seqlens_k;
+  // Attention sinks (kernels with kSinks): one f32 logit per query head;
+  // the query head of launch head h, row r is
+  // h * sink_strides[0] + r * sink_strides[1] (rows of packed query heads
+  // are heads). Null otherwise.
+  const float *sinks;
+  int sink_strides[2];
 };
 
 /// A TMA descriptor (CUDA's CUtensorMap: 128 opaque bytes, 64-byte

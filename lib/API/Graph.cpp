@@ -256,8 +256,19 @@ Result<Graph::Attention> Graph::varlen(Tensor qRef, Tensor kRef, Tensor vRef,
   if (!captures.empty())
     os << " captures(" << captures << " : " << captureTypes << ")";
   os << " cu_seqlens_q(%" << cuQ.name << " : " << type(cuQ)
-     << ") cu_seqlens_k(%" << cuK.name << " : " << type(cuK) << ") {scale = "
-     << scaleText << " : f32";
+     << ") cu_seqlens_k(%" << cuK.name << " : " << type(cuK) << ")";
+  if (options.sinks) {
+    if (!valid(*options.sinks))
+      return fail("'sinks' is not a tensor of this graph");
+    const Node &n = nodes_[options.sinks->id];
+    if (n.type != DataType::F32 || n.shape != std::vector<int64_t>{q.shape[1]})
+      return fail("'" + n.name + "' must be f32 [" +
+                  std::to_string(q.shape[1]) +
+                  "] (one sink logit per query head), got " +
+                  elementTypeName(n.type) + " " + shapeText(n.shape));
+    os << " sinks(%" << n.name << " : " << type(n) << ")";
+  }
+  os << " {scale = " << scaleText << " : f32";
   if (!items.empty()) {
     os << ", mask = #attn.mask<";
     for (size_t i = 0; i < items.size(); ++i)

@@ -61,6 +61,7 @@ attn::FlashArgs toFlashArgs(const attn_flash_args *args,
   a.cuSeqlensK = args->cu_seqlens_k;
   a.maxSeqlenQ = args->max_seqlen_q;
   a.maxSeqlenK = args->max_seqlen_k;
+  a.sinks = args->sinks;
   if (config) {
     a.workspace = reinterpret_cast<attn::DevicePtr>(config->workspace);
     a.workspaceBytes = config->workspace_bytes;

@@ -224,12 +224,14 @@ private:
 
 /// Softmax along the rows (dim 3) or the columns (dim 2) of a slice; a line
 /// that is all -inf becomes zeros. Writes the natural-log logsumexp of each
-/// row to `lse` when given.
-void softmaxInPlace(Matrix &m, bool rows, std::vector<double> *lse = nullptr) {
+/// row to `lse` when given. A `sink` logit joins every line's denominator
+/// (an attention sink: it takes weight and gives no value).
+void softmaxInPlace(Matrix &m, bool rows, std::vector<double> *lse = nullptr,
+                    double sink = kNegInf) {
   int64_t lines = rows ? m.rows : m.cols, length = rows ? m.cols : m.rows;
   for (int64_t a = 0; a < lines; ++a) {
     auto at = [&](int64_t b) -> double & { return rows ? m.at(a, b) : m.at(b, a); };
-    double mx = kNegInf;
+    double mx = sink;
     for (int64_t b = 0; b < length; ++b)
       mx = std::max(mx, at(b));
     if (mx == kNegInf) {
@@ -239,7 +241,7 @@ void softmaxInPlace(Matrix &m, bool rows, std::vector<double> *lse = nullptr) {
         lse->push_back(kNegInf);
       continue;
     }
-    double sum = 0;
+    double sum = std::exp(sink - mx);
     for (int64_t b = 0; b < length; ++b)
       sum += (at(b) = std::exp(at(b) - mx));
     for (int64_t b = 0; b < length; ++b)
@@ -591,6 +593,18 @@ private:
     return e;
   }
 
+  /// The sink logit of each query head, or none.
+  FailureOr<std::vector<double>> sinkLogits(FlashOp flash) {
+    Value sinks = flash.getSinks();
+    if (!sinks)
+      return std::vector<double>();
+    const HostTensor *whole = arguments.lookup(sinks);
+    if (!whole)
+      return flash.emitOpError()
+             << "'sinks' must be a function argument for the reference";
+    return whole->data;
+  }
+
   /// The plain (not rank-4) value of an operand: an argument of the
   /// function.
   FailureOr<const HostTensor *> plainOperand(Operation *op, Value value,
@@ -627,6 +641,10 @@ private:
     }
     MaskEval e;
     e.kind = flash.getMaskOrEmpty();
+    FailureOr<std::vector<double>> sinks = sinkLogits(flash);
+    if (failed(sinks))
+      return failure();
+    const std::vector<double> sink = std::move(*sinks);
     const int64_t tq = (*q)->shape[0], hq = (*q)->shape[1];
     const int64_t tk = (*k)->shape[0], hkv = (*k)->shape[1];
     const int64_t dv = (*v)->shape[2], group = hq / hkv;
@@ -675,7 +693,7 @@ private:
         }
       e.apply(s, b, h);
       std::vector<double> rowLse;
-      softmaxInPlace(s, true, &rowLse);
+      softmaxInPlace(s, true, &rowLse, sink.empty() ? kNegInf : sink[h]);
       Matrix o = multiply(s, false, rows(**v, kStart, sk, h / group), false);
       for (int64_t i = 0; i < sq; ++i) {
         for (int64_t c = 0; c < dv; ++c)
@@ -739,6 +757,10 @@ private:
     int64_t group = q->shape[1] / k->shape[1];
     Tensor4 qq = *q, kk = *k, vv = *v;
     MaskEval e = *eval;
+    FailureOr<std::vector<double>> sinks = sinkLogits(flash);
+    if (failed(sinks))
+      return failure();
+    std::vector<double> sink = std::move(*sinks);
     // Probabilities and logsumexp of one slice.
     auto probabilities = [=](int64_t b, int64_t h, std::vector<double> *lse) {
       Matrix s = multiply(qq.at(b, h), false, kk.at(b, h / group), !transposeK);
@@ -750,7 +772,7 @@ private:
           s.at(i, j) = x;
         }
       e.apply(s, b, h);
-      softmaxInPlace(s, true, lse);
+      softmaxInPlace(s, true, lse, sink.empty() ? kNegInf : sink[h]);
       return s;
     };
     Tensor4 out;

@@ -33,6 +33,21 @@ Status allocateWorkspace(Launch &l, FlashArgs &args) {
   return Status::ok();
 }
 
+/// The score_mod's captures and the sinks, uploaded contiguous as the
+/// kernel reads them.
+Status bindCapturesAndSinks(mlir::attn::FlashOp flash, ValueMap &values,
+                            FlashArgs &args) {
+  for (auto [i, capture] : llvm::enumerate(flash.getCaptures())) {
+    if (i >= size_t(kMaxScoreModCaptures))
+      return Status(StatusCode::Unsupported, "too many score_mod captures");
+    args.scoreModCaptures[i] =
+        reinterpret_cast<const void *>(values[capture].buffer->get());
+  }
+  if (mlir::Value sinks = flash.getSinks())
+    args.sinks = reinterpret_cast<const float *>(values[sinks].buffer->get());
+  return Status::ok();
+}
+
 /// A ragged batch: packed q, k, v, o, the offsets (their host values, the
 /// function's arguments, give the longest sequences and the work done).
 Result<Launch> prepareVarlenFlash(mlir::attn::FlashOp flash,
@@ -76,12 +91,8 @@ Result<Launch> prepareVarlenFlash(mlir::attn::FlashOp flash,
     values[lse] = *buffer;
     args.lse = reinterpret_cast<float *>(buffer->buffer->get());
   }
-  for (auto [i, capture] : llvm::enumerate(flash.getCaptures())) {
-    if (i >= size_t(kMaxScoreModCaptures))
-      return Status(StatusCode::Unsupported, "too many score_mod captures");
-    args.scoreModCaptures[i] =
-        reinterpret_cast<const void *>(values[capture].buffer->get());
-  }
+  if (Status s = bindCapturesAndSinks(flash, values, args); !s)
+    return s;
   // The work of each sequence, with the offsets clamped as the kernel does.
   auto clamped = [](const HostTensor &cu, int b, int64_t total) {
     int64_t start = std::clamp<int64_t>(int64_t(cu.data[b]), 0, total);
@@ -151,13 +162,8 @@ Result<Launch> prepareFlash(mlir::attn::FlashOp flash,
     args.keep = broadcastArg(values[keep]);
   if (mlir::Value bias = flash.getBias())
     args.bias = broadcastArg(values[bias]);
-  // Captures are uploaded contiguous, as the kernel reads them.
-  for (auto [i, capture] : llvm::enumerate(flash.getCaptures())) {
-    if (i >= size_t(kMaxScoreModCaptures))
-      return Status(StatusCode::Unsupported, "too many score_mod captures");
-    args.scoreModCaptures[i] =
-        reinterpret_cast<const void *>(values[capture].buffer->get());
-  }
+  if (Status s = bindCapturesAndSinks(flash, values, args); !s)
+    return s;
   double density = maskDensity(spec, args.seqQ, args.seqKV);
   l.flops = 2.0 * args.batch * spec.headsQ * double(args.seqQ) * args.seqKV *
             (spec.headDimQK + spec.headDimV) * density;

@@ -491,6 +491,11 @@ Status Kernel::validate(const FlashArgs &a) const {
   if (!spec_.varlen && (a.cuSeqlensQ || a.cuSeqlensK))
     return invalid("'cu_seqlens_q'/'cu_seqlens_k' are set but kernel " +
                    spec_.name + " was compiled for a dense batch");
+  if (spec_.sinks != (a.sinks != nullptr))
+    return invalid(spec_.sinks ? "the kernel has attention sinks but 'sinks' "
+                                 "is null"
+                               : "'sinks' is set but kernel " + spec_.name +
+                                     " was compiled without sinks");
   if (a.maxSeqlenQ < 0 || a.maxSeqlenK < 0)
     return invalid("max_seqlen_q and max_seqlen_k must be 0 (unknown) or "
                    "positive, got " +
@@ -582,6 +587,7 @@ Status Kernel::checkPointers(const FlashArgs &a, int ordinal) const {
       {"lse", a.lse},          {"lengths", a.lengths},
       {"keep", a.keep.data},   {"bias", a.bias.data},
       {"cu_seqlens_q", a.cuSeqlensQ}, {"cu_seqlens_k", a.cuSeqlensK},
+      {"sinks", a.sinks},
       {"tileStats", a.tileStats},
       {"workspace", reinterpret_cast<const void *>(a.workspace)}};
   for (const auto &[name, pointer] : pointers)
@@ -676,6 +682,9 @@ Status Kernel::launch(const FlashArgs &a, Stream stream, Device device) {
   p.seq_kv = a.seqKV;
   p.cu_seqlens_q = a.cuSeqlensQ;
   p.cu_seqlens_k = a.cuSeqlensK;
+  p.sinks = a.sinks;
+  p.sink_strides[0] = 1; // a launch head is a query head; rows are queries
+  p.sink_strides[1] = 0;
   if (spec_.varlen) // packed: sequences are found by offset
     p.q_strides[0] = p.k_strides[0] = p.v_strides[0] = p.o_strides[0] = 0;
   // A window wider than every query and key changes no mask; clamped, the
@@ -722,6 +731,8 @@ Status Kernel::launch(const FlashArgs &a, Stream stream, Device device) {
     p.o_strides[2] = a.o.strides[1];
     p.heads_q = spec_.headsKV;
     p.seq_q = group;
+    p.sink_strides[0] = group;
+    p.sink_strides[1] = 1;
   }
 
   Status launched;

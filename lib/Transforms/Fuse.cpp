@@ -394,7 +394,7 @@ LogicalResult rewriteChain(AttentionChain &chain, IRRewriter &rewriter,
       rewriter, loc, outputType, /*lse=*/Type(), chain.q, chain.k, chain.v,
       chain.lengths, chain.keep, chain.bias,
       chain.scoreMod ? chain.scoreMod.getCaptures() : ValueRange(),
-      /*cu_seqlens_q=*/Value(), /*cu_seqlens_k=*/Value(),
+      /*cu_seqlens_q=*/Value(), /*cu_seqlens_k=*/Value(), /*sinks=*/Value(),
       llvm::APFloat(static_cast<float>(chain.scale)), chain.transposeK,
       chain.mask.isEmpty() ? MaskAttr() : chain.mask, ConfigAttr());
   if (chain.scoreMod) {

@@ -70,6 +70,7 @@ class _FlashArgs(ctypes.Structure):
         # Ragged batches (appended in ABI 2; attn.varlen).
         ("cu_seqlens_q", ctypes.c_void_p), ("cu_seqlens_k", ctypes.c_void_p),
         ("max_seqlen_q", ctypes.c_int32), ("max_seqlen_k", ctypes.c_int32),
+        ("sinks", ctypes.c_void_p),
     ]
 
 
@@ -287,7 +288,7 @@ def head_bias(num_heads):
 
 
 def _mlir(dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_lengths,
-          keep, bias, score_mod, return_lse, sq=None, captures=()):
+          keep, bias, score_mod, return_lse, sq=None, captures=(), sinks=False):
     """The attention as an attn.flash on dynamic batch and sequence sizes; sq,
     when given, fixes the query length."""
     def t(shape, el):
@@ -321,6 +322,9 @@ def _mlir(dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_leng
     if capture_types:
         operands += (" captures(" + ", ".join(f"%captured{i}" for i in range(len(captures))) + " : " +
                      ", ".join(capture_types) + ")")
+    if sinks:
+        args.append(f"%sinks: tensor<{hq}xf32>")
+        operands += f" sinks(%sinks : tensor<{hq}xf32>)"
     attrs = [f"scale = {scale!r} : f32"]
     if items:
         attrs.append(f"mask = #attn.mask<{', '.join(items)}>")
@@ -396,9 +400,9 @@ def _kernel(spec, describe, device):
                             "captured, where compiling is not allowed: call attn.precompile with the same "
                             "arguments (or run the call once) before capturing")
         (dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_lengths, keep, bias, score_mod,
-         return_lse, static_sq, variant, tiles, captures) = spec
+         return_lse, static_sq, variant, tiles, captures, has_sinks) = spec
         text = _mlir(dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_lengths, keep, bias,
-                     score_mod, return_lse, static_sq, captures)
+                     score_mod, return_lse, static_sq, captures, has_sinks)
         handle = ctypes.c_void_p()
         lib = library()
         if lib.attn_compile(_get_context(), text.encode(), variant.encode(), *tiles, ctypes.byref(handle)):
@@ -449,6 +453,28 @@ def _check_captures(score_mod, captures, device):
             raise AttnError(f"attn.sdpa: score_mod_captures[{i}] must be float32, float16, bfloat16, bool, "
                             f"int32 or int64; got {c.dtype}")
     return captures
+
+
+def _check_sinks(sinks, hq, device, call="attn.sdpa"):
+    """Attention sinks: one logit per query head on the query's device, as
+    the float32 (hq,) the kernel reads (converted if needed), or None."""
+    if sinks is None:
+        return None
+    if not isinstance(sinks, torch.Tensor):
+        raise AttnError(f"{call}: sinks must be a tensor; got {type(sinks).__name__}")
+    if sinks.device != device:
+        raise AttnError(f"{call}: sinks is on {sinks.device} but the query is on {device}; move it with "
+                        "sinks.to(query.device)")
+    if sinks.numel() != hq or sinks.dim() != 1:
+        raise AttnError(f"{call}: sinks must hold one logit per query head, shape ({hq},); got "
+                        f"{tuple(sinks.shape)}")
+    if not sinks.is_floating_point():
+        raise AttnError(f"{call}: sinks must be floating point; got {sinks.dtype}")
+    if sinks.requires_grad and _grad_enabled():
+        raise AttnError(f"{call} has no backward yet, and sinks requires grad with autograd on: the gradient "
+                        "would be lost. Run the call under torch.no_grad() or torch.inference_mode(), or pass "
+                        "sinks.detach()")
+    return sinks.to(torch.float32).contiguous()
 
 
 def _check_args(query, key, value, attn_mask, lengths, dropout_p, enable_gqa):
@@ -514,7 +540,7 @@ def _check_args(query, key, value, attn_mask, lengths, dropout_p, enable_gqa):
 
 
 def _spec(query, hq, sq, dqk, hkv, skv, dv, mask4, scale, is_causal, bottom_right, window, has_lengths,
-          score_mod, return_lse, variant, tiles, captures=()):
+          score_mod, return_lse, variant, tiles, captures=(), sinks=None):
     """What the kernel is specialized on (the key of _kernels)."""
     dtype = _DTYPE_NAMES[query.dtype]
     keep = bias = None
@@ -531,7 +557,8 @@ def _spec(query, hq, sq, dqk, hkv, skv, dv, mask4, scale, is_causal, bottom_righ
         window = (int(window[0]), int(window[1]))
     return (dtype, hq, hkv, dqk, dv, float(scale), bool(is_causal), bool(bottom_right), window, has_lengths,
             keep, bias, score_mod or None, bool(return_lse), sq if sq <= _DECODE_QUERIES else None,
-            variant or "", tiles, tuple((tuple(c.shape), _DTYPE_NAMES[c.dtype]) for c in captures))
+            variant or "", tiles, tuple((tuple(c.shape), _DTYPE_NAMES[c.dtype]) for c in captures),
+            sinks is not None)
 
 
 _NO_BACKWARD = ("attn.sdpa has no backward yet, and {names} require{s} grad with autograd on: the gradient would "
@@ -555,15 +582,16 @@ def _current_stream(device_index):
 
 
 def _run(query, key, value, attn_mask, lengths, dropout_p, is_causal, scale, enable_gqa, window, bottom_right,
-         score_mod, return_lse, variant, tiles, num_splits, captures=()):
+         score_mod, return_lse, variant, tiles, num_splits, captures=(), sinks=None):
     """Checks, finds (or compiles) the kernel, allocates the outputs and any
     workspace with torch's caching allocator on the current stream, and
     launches there. Returns (out, lse or None, kernel)."""
     b, hq, sq, dqk, hkv, skv, dv, mask4 = _check_args(query, key, value, attn_mask, lengths, dropout_p,
                                                       enable_gqa)
     captures = _check_captures(score_mod, captures, query.device)
+    sinks = _check_sinks(sinks, hq, query.device)
     spec = _spec(query, hq, sq, dqk, hkv, skv, dv, mask4, scale, is_causal, bottom_right, window,
-                 lengths is not None, score_mod, return_lse, variant, tiles, captures)
+                 lengths is not None, score_mod, return_lse, variant, tiles, captures, sinks)
     device = query.device
     dev = device.index if device.index is not None else torch.cuda.current_device()
     kernel = _kernel(spec, lambda: _describe(query, key, value), device)
@@ -593,7 +621,8 @@ def _run(query, key, value, attn_mask, lengths, dropout_p, is_causal, scale, ena
                             v.data_ptr(), *v.stride(), out.data_ptr(), *out.stride(),
                             lse.data_ptr() if lse is not None else 0,
                             lengths.data_ptr() if lengths is not None else 0,
-                            *keep, *bias, num_splits, *capture_ptrs, 0, 0, 0, 0)
+                            *keep, *bias, num_splits, *capture_ptrs, 0, 0, 0, 0,
+                            sinks.data_ptr() if sinks is not None else 0)
     stream = _current_stream(dev)
     lib = _lib
     key_ = (b, sq, skv, num_splits, dev)
@@ -635,7 +664,7 @@ def _direct_call(query):
 def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
          enable_gqa=False, *, window=None, bottom_right=False, lengths=None, score_mod=None,
          score_mod_captures=(), return_lse=False, variant="", block_m=0, block_n=0, num_warps=0, stages=0, num_splits=0,
-         return_kernel=False):
+         return_kernel=False, sinks=None):
     """torch.nn.functional.scaled_dot_product_attention on attn's kernels.
 
     query (B, Hq, L, E), key (B, Hkv, S, E), value (B, Hkv, S, Ev), CUDA, f16
@@ -648,7 +677,9 @@ def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scal
     score_mod_captures (up to 4 CUDA tensors of float32, float16, bfloat16,
     bool, int32 or int64 that the body reads as %capture0.. with
     tensor.extract, like FlexAttention's captured buffers; see head_bias),
-    return_lse for the natural-log logsumexp (B, Hq, L) in f32. variant
+    return_lse for the natural-log logsumexp (B, Hq, L) in f32, sinks (Hq,)
+    for attention sinks (gpt-oss: one logit per query head that joins every
+    row's softmax denominator and adds no value). variant
     ("sm80", "sm90", "sm90ws") and the tile sizes override the cost model; num_splits the split-KV count
     (0: the runtime's choice, 1: no split). Kernels are compiled once per
     specialization (dtypes, heads, head dims, masks, score_mod, options) for
@@ -665,13 +696,14 @@ def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scal
             _refuse_grad(query, key, value, attn_mask)
         out, lse, kernel = _run(query, key, value, attn_mask, lengths, dropout_p, is_causal, scale, enable_gqa,
                                 window, bottom_right, score_mod, return_lse, variant, tiles, num_splits,
-                                score_mod_captures)
+                                score_mod_captures, sinks)
         result = (out, lse) if return_lse else out
         return (result, kernel.handle) if return_kernel else result
     if return_kernel:
         raise AttnError("attn.sdpa: return_kernel is only available in eager calls")
     out, lse = torch.ops.attn.sdpa(query, key, value, attn_mask, lengths, dropout_p, is_causal, scale,
-                                   enable_gqa, list(score_mod_captures or ()), window=None if window is None else [window[0], window[1]],
+                                   enable_gqa, list(score_mod_captures or ()), sinks,
+                                   window=None if window is None else [window[0], window[1]],
                                    bottom_right=bottom_right, score_mod=score_mod, return_lse=return_lse,
                                    variant=variant, block_m=block_m, block_n=block_n, num_warps=num_warps,
                                    stages=stages, num_splits=num_splits)
@@ -681,7 +713,7 @@ def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scal
 def precompile(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                enable_gqa=False, *, window=None, bottom_right=False, lengths=None, score_mod=None,
                score_mod_captures=(), return_lse=False, variant="", block_m=0, block_n=0, num_warps=0,
-               stages=0):
+               stages=0, sinks=None):
     """Compiles the kernel that attn.sdpa with these arguments runs and loads it
     on their device, without launching: call it before capturing a CUDA graph
     (compiling and loading are not allowed during capture). Only metadata is
@@ -691,8 +723,9 @@ def precompile(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False
     b, hq, sq, dqk, hkv, skv, dv, mask4 = _check_args(query, key, value, attn_mask, lengths, dropout_p,
                                                       enable_gqa)
     captures = _check_captures(score_mod, score_mod_captures, query.device)
+    sinks = _check_sinks(sinks, hq, query.device, "attn.precompile")
     spec = _spec(query, hq, sq, dqk, hkv, skv, dv, mask4, scale, is_causal, bottom_right, window,
-                 lengths is not None, score_mod, return_lse, variant, tiles, captures)
+                 lengths is not None, score_mod, return_lse, variant, tiles, captures, sinks)
     device = query.device
     kernel = _kernel(spec, lambda: _describe(query, key, value), device)
     dev = device.index if device.index is not None else torch.cuda.current_device()
@@ -707,28 +740,31 @@ def precompile(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False
 # tensors. lse is a 0-element tensor unless return_lse.
 _SCHEMA = ("sdpa(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, Tensor? lengths=None, "
            "float dropout_p=0.0, bool is_causal=False, float? scale=None, bool enable_gqa=False, "
-           "Tensor[]? score_mod_captures=None, *, "
+           "Tensor[]? score_mod_captures=None, Tensor? sinks=None, *, "
            "int[]? window=None, bool bottom_right=False, str? score_mod=None, bool return_lse=False, "
            "str variant=\"\", int block_m=0, int block_n=0, int num_warps=0, int stages=0, "
            "int num_splits=0) -> (Tensor, Tensor)")
 
 
 def _op_impl(query, key, value, attn_mask=None, lengths=None, dropout_p=0.0, is_causal=False, scale=None,
-             enable_gqa=False, score_mod_captures=None, *, window=None, bottom_right=False, score_mod=None, return_lse=False,
-             variant="", block_m=0, block_n=0, num_warps=0, stages=0, num_splits=0):
+             enable_gqa=False, score_mod_captures=None, sinks=None, *, window=None, bottom_right=False, score_mod=None,
+             return_lse=False, variant="", block_m=0, block_n=0, num_warps=0, stages=0, num_splits=0):
     out, lse, _ = _run(query, key, value, attn_mask, lengths, dropout_p, is_causal, scale, enable_gqa, window,
                        bottom_right, score_mod, return_lse, variant, (block_m, block_n, num_warps, stages),
-                       num_splits, score_mod_captures)
+                       num_splits, score_mod_captures, sinks)
     if lse is None:
         lse = torch.empty((0,), device=query.device, dtype=torch.float32)
     return out, lse
 
 
 def _op_fake(query, key, value, attn_mask=None, lengths=None, dropout_p=0.0, is_causal=False, scale=None,
-             enable_gqa=False, score_mod_captures=None, *, window=None, bottom_right=False, score_mod=None, return_lse=False,
-             variant="", block_m=0, block_n=0, num_warps=0, stages=0, num_splits=0):
+             enable_gqa=False, score_mod_captures=None, sinks=None, *, window=None, bottom_right=False, score_mod=None,
+             return_lse=False, variant="", block_m=0, block_n=0, num_warps=0, stages=0, num_splits=0):
     b, hq, sq, dqk, hkv, skv, dv, _ = _check_args(query, key, value, attn_mask, lengths, dropout_p, enable_gqa)
     _check_captures(score_mod, score_mod_captures, query.device)
+    if sinks is not None and (sinks.dim() != 1 or sinks.numel() != hq):
+        raise AttnError(f"attn.sdpa: sinks must hold one logit per query head, shape ({hq},); got "
+                        f"{tuple(sinks.shape)}")
     out = query.new_empty((b, hq, sq, dv))
     lse = query.new_empty((b, hq, sq) if return_lse else (0,), dtype=torch.float32)
     return out, lse

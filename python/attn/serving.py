@@ -61,7 +61,7 @@ def _type(shape, element):
     return "tensor<" + "x".join("?" if s is None else str(s) for s in shape) + "x" + element + ">"
 
 
-def _varlen_mlir(dtype, hq, hkv, dqk, dv, scale, items, score_mod, return_lse, captures):
+def _varlen_mlir(dtype, hq, hkv, dqk, dv, scale, items, score_mod, return_lse, captures, sinks=False):
     """The attention as one attn.flash over a ragged batch of any size."""
     tq, tk, tv = _type([None, hq, dqk], dtype), _type([None, hkv, dqk], dtype), _type([None, hkv, dv], dtype)
     offsets = _type([None], "i32")
@@ -73,6 +73,9 @@ def _varlen_mlir(dtype, hq, hkv, dqk, dv, scale, items, score_mod, return_lse, c
         operands += (" captures(" + ", ".join(f"%captured{i}" for i in range(len(captures))) + " : " +
                      ", ".join(capture_types) + ")")
     operands += f" cu_seqlens_q(%cq : {offsets}) cu_seqlens_k(%ck : {offsets})"
+    if sinks:
+        args.append(f"%sinks: tensor<{hq}xf32>")
+        operands += f" sinks(%sinks : tensor<{hq}xf32>)"
     attrs = [f"scale = {scale!r} : f32"]
     if items:
         attrs.append(f"mask = #attn.mask<{', '.join(items)}>")
@@ -164,8 +167,8 @@ def _launch(kernel, args, device, dev, key):
 
 def varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dropout_p=0.0, scale=None,
            causal=False, window=(-1, -1), softcap=0.0, return_lse=False, *, score_mod=None,
-           score_mod_captures=(), variant="", block_m=0, block_n=0, num_warps=0, stages=0, num_splits=0,
-           return_kernel=False):
+           score_mod_captures=(), sinks=None, variant="", block_m=0, block_n=0, num_warps=0, stages=0,
+           num_splits=0, return_kernel=False):
     """flash_attn_varlen_func on attn's kernels: attention over a ragged batch.
 
     q (total_q, Hq, D), k (total_k, Hkv, D), v (total_k, Hkv, Dv): CUDA,
@@ -184,7 +187,9 @@ def varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, drop
     bottom-right, as flash_attn aligns them. softcap > 0: scores become
     softcap * tanh(scores / softcap). score_mod (an MLIR region body, see
     attn.sdpa; %b is the sequence, %q_idx and %kv_idx positions within it)
-    and score_mod_captures as in attn.sdpa. return_lse also returns the
+    and score_mod_captures as in attn.sdpa. sinks (Hq,): attention sinks,
+    one logit per query head in every row's denominator (gpt-oss).
+    return_lse also returns the
     natural-log logsumexp, float32 (Hq, total_q). variant, the tile sizes
     and num_splits override the cost model and the split heuristic.
 
@@ -231,20 +236,21 @@ def varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, drop
     items = _window_items(causal, window)
     score_mod = _score_mod_of(softcap, score_mod)
     captures = _attn._check_captures(score_mod, score_mod_captures, device)
+    sinks = _attn._check_sinks(sinks, hq, device, "attn.varlen")
     if scale is None:
         scale = 1.0 / math.sqrt(dqk)
     tiles = (block_m, block_n, num_warps, stages)
     names = _attn._DTYPE_NAMES
     capture_types = tuple((tuple(c.shape), names[c.dtype]) for c in captures)
     spec = ("varlen", names[q.dtype], hq, hkv, dqk, dv, float(scale), items, score_mod, bool(return_lse),
-            variant or "", tiles, capture_types)
+            variant or "", tiles, capture_types, sinks is not None)
 
     def describe():
         return ", ".join(f"{n} {tuple(t.shape)} {str(t.dtype).replace('torch.', '')} on {t.device}"
                          for n, t in (("q", q), ("k", k), ("v", v)))
 
     kernel = _compiled(spec, lambda: _varlen_mlir(names[q.dtype], hq, hkv, dqk, dv, float(scale), items,
-                                                  score_mod, return_lse, capture_types),
+                                                  score_mod, return_lse, capture_types, sinks is not None),
                        score_mod, variant or "", tiles, describe, device)
 
     q = q if q.stride(2) == 1 else q.contiguous()
@@ -264,7 +270,7 @@ def varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, drop
     args = _attn._FLASH_ARGS.pack(batch, tq, tk, *packed(q), *packed(k), *packed(v), *packed(out),
                                   lse.data_ptr() if lse is not None else 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                                   num_splits, *capture_ptrs, cu_q.data_ptr(), cu_k.data_ptr(),
-                                  max_seqlen_q, max_seqlen_k)
+                                  max_seqlen_q, max_seqlen_k, sinks.data_ptr() if sinks is not None else 0)
     dev = device.index if device.index is not None else torch.cuda.current_device()
     _launch(kernel, args, device, dev, (batch, tq, tk, max_seqlen_k, num_splits, dev))
     result = (out, lse) if return_lse else out

@@ -16,9 +16,11 @@ if not torch.cuda.is_available():
 import attn  # noqa: E402
 
 
-def dense_reference(q, k, v, scale, causal=False, window=(-1, -1), softcap=0.0):
+def dense_reference(q, k, v, scale, causal=False, window=(-1, -1), softcap=0.0, sinks=None):
     """One sequence: q (Sq, Hq, D), k and v (Sk, Hkv, D) -> out (Sq, Hq, Dv),
-    lse (Hq, Sq), float64; causal and window aligned to the bottom-right."""
+    lse (Hq, Sq), float64; causal and window aligned to the bottom-right;
+    sinks (Hq,) join each row's denominator, as a column concatenated to the
+    scores and dropped after the softmax."""
     q, k, v = (t.double().transpose(0, 1) for t in (q, k, v))  # (H, S, D)
     rep = q.shape[0] // k.shape[0]
     k, v = k.repeat_interleave(rep, 0), v.repeat_interleave(rep, 0)
@@ -37,11 +39,15 @@ def dense_reference(q, k, v, scale, causal=False, window=(-1, -1), softcap=0.0):
     if window[1] >= 0:
         keep &= j <= diag + window[1]
     s = s.masked_fill(~keep, float("-inf"))
+    if sinks is not None:
+        column = sinks.double().view(-1, 1, 1).expand(s.shape[0], sq, 1)
+        s = torch.cat([s, column], dim=-1)
     m = s.amax(-1, keepdim=True)
     m = torch.where(torch.isinf(m), torch.zeros_like(m), m)
     p = torch.exp(s - m)
     z = p.sum(-1, keepdim=True)
-    out = torch.where(z > 0, p / z, torch.zeros_like(p)) @ v
+    p = torch.where(z > 0, p / z, torch.zeros_like(p))
+    out = p[..., :sk] @ v
     lse = torch.where(z > 0, m + torch.log(z), torch.full_like(z, float("-inf"))).squeeze(-1)
     return out.transpose(0, 1), lse
 
@@ -150,3 +156,62 @@ def test_varlen_argument_errors_name_the_argument():
         attn.varlen(q, k, v, cu_q, cu_k.cpu(), 4, 4)
     with pytest.raises(attn.AttnError, match="dropout"):
         attn.varlen(q, k, v, cu_q, cu_k, 4, 4, 0.1)
+
+
+@pytest.mark.parametrize("variant", ["", "sm80", "sm90ws"])
+def test_sdpa_sinks_match_a_concatenated_column(variant):
+    if variant == "sm90ws" and torch.cuda.get_device_capability() != (9, 0):
+        pytest.skip("sm90ws needs an H100/H200")
+    b, hq, hkv, sq, sk, d = 2, 8, 2, 300, 200, 64
+    q = torch.randn(b, hq, sq, d, device="cuda", dtype=torch.bfloat16)
+    k = torch.randn(b, hkv, sk, d, device="cuda", dtype=torch.bfloat16)
+    v = torch.randn(b, hkv, sk, d, device="cuda", dtype=torch.bfloat16)
+    sinks = torch.randn(hq, device="cuda", dtype=torch.bfloat16) * 2
+    out, lse = attn.sdpa(q, k, v, is_causal=True, bottom_right=True, enable_gqa=True, sinks=sinks,
+                         return_lse=True, variant=variant)
+    for i in range(b):
+        want, want_lse = dense_reference(q[i].transpose(0, 1), k[i].transpose(0, 1), v[i].transpose(0, 1),
+                                         1 / math.sqrt(d), causal=True, sinks=sinks)
+        got = out[i].transpose(0, 1).double()
+        assert (got - want).norm().item() / want.norm().item() < 1e-2
+        # Rows that see no key (more queries than keys): zeros, and the sink.
+        assert torch.equal(out[i][:, :sq - sk], torch.zeros_like(out[i][:, :sq - sk]))
+        assert (lse[i].double() - want_lse).abs().max().item() < 1e-2
+
+
+@pytest.mark.parametrize("splits", [0, 1, 4])
+def test_decode_with_sinks_packs_heads(splits):
+    b, hq, hkv, sk, d = 4, 32, 8, 2000, 128
+    q = torch.randn(b, hq, 1, d, device="cuda", dtype=torch.bfloat16)
+    k = torch.randn(b, hkv, sk, d, device="cuda", dtype=torch.bfloat16)
+    v = torch.randn(b, hkv, sk, d, device="cuda", dtype=torch.bfloat16)
+    sinks = torch.linspace(-3, 3, hq, device="cuda")
+    out = attn.sdpa(q, k, v, enable_gqa=True, sinks=sinks, num_splits=splits)
+    for i in range(b):
+        want, _ = dense_reference(q[i].transpose(0, 1), k[i].transpose(0, 1), v[i].transpose(0, 1),
+                                  1 / math.sqrt(d), sinks=sinks)
+        got = out[i].transpose(0, 1).double()
+        assert (got - want).norm().item() / want.norm().item() < 1e-2
+
+
+def test_varlen_sinks_with_a_sliding_window():
+    lengths_q, lengths_k = [100, 1, 257], [100, 900, 400]
+    q, k, v, cu_q, cu_k = ragged(lengths_q, lengths_k, 64, 8, 64, torch.bfloat16)
+    sinks = torch.randn(64, device="cuda")
+    out = attn.varlen(q, k, v, cu_q, cu_k, 257, 900, causal=True, window=(127, 0), sinks=sinks)
+    cq, ck = offsets(lengths_q), offsets(lengths_k)
+    for b in range(3):
+        want, _ = dense_reference(q[cq[b]:cq[b + 1]], k[ck[b]:ck[b + 1]], v[ck[b]:ck[b + 1]], 1 / math.sqrt(64),
+                                  causal=True, window=(127, 0), sinks=sinks)
+        got = out[cq[b]:cq[b + 1]].double()
+        assert (got - want).norm().item() / want.norm().item() < 1e-2
+
+
+def test_sinks_errors_name_the_argument():
+    q = torch.randn(1, 4, 8, 64, device="cuda", dtype=torch.bfloat16)
+    with pytest.raises(attn.AttnError, match=r"sinks must hold one logit per query head, shape \(4,\)"):
+        attn.sdpa(q, q, q, sinks=torch.zeros(2, device="cuda"))
+    with pytest.raises(attn.AttnError, match="sinks is on cpu"):
+        attn.sdpa(q, q, q, sinks=torch.zeros(4))
+    with pytest.raises(attn.AttnError, match="sinks requires grad"):
+        attn.sdpa(q, q, q, sinks=torch.zeros(4, device="cuda", requires_grad=True))

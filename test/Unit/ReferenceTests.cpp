@@ -405,6 +405,52 @@ func.func @f(%q: tensor<7x4x8xbf16>, %k: tensor<13x2x8xbf16>, %v: tensor<13x2x4x
   EXPECT_TRUE(std::isfinite(lse.data[0]));
 }
 
+TEST_F(ReferenceTest, SinksJoinEachRowsDenominator) {
+  // A sink per query head: weights exp(s_j) / (exp(sink_h) + sum exp(s_k)),
+  // written out by hand; rows with every key masked give zeros and the
+  // sink as their logsumexp. Both shapes of the operand agree.
+  auto func = parse(R"(
+func.func @f(%q: tensor<1x2x4x8xbf16>, %k: tensor<1x1x3x8xbf16>, %v: tensor<1x1x3x8xbf16>,
+             %s: tensor<2xf32>, %s4: tensor<1x2x1x1xf32>)
+    -> (tensor<1x2x4x8xbf16>, tensor<1x2x4xf32>, tensor<1x2x4x8xbf16>) {
+  %o, %l = attn.flash %q, %k, %v sinks(%s : tensor<2xf32>) {scale = 0.5 : f32, mask = #attn.mask<causal, bottom_right>}
+    : tensor<1x2x4x8xbf16>, tensor<1x1x3x8xbf16>, tensor<1x1x3x8xbf16> -> tensor<1x2x4x8xbf16>, tensor<1x2x4xf32>
+  %o4 = attn.flash %q, %k, %v sinks(%s4 : tensor<1x2x1x1xf32>) {scale = 0.5 : f32, mask = #attn.mask<causal, bottom_right>}
+    : tensor<1x2x4x8xbf16>, tensor<1x1x3x8xbf16>, tensor<1x1x3x8xbf16> -> tensor<1x2x4x8xbf16>
+  return %o, %l, %o4 : tensor<1x2x4x8xbf16>, tensor<1x2x4xf32>, tensor<1x2x4x8xbf16>
+})");
+  HostTensor q = random({1, 2, 4, 8}, 16), k = random({1, 1, 3, 8}, 17),
+             v = random({1, 1, 3, 8}, 18);
+  HostTensor sinks({2}), sinks4({1, 2, 1, 1});
+  sinks.data = sinks4.data = {0.7, -1.5};
+  auto out = evaluate(func, {q, k, v, sinks, sinks4});
+  ASSERT_TRUE(mlir::succeeded(out));
+  const HostTensor &o = (*out)[0], &lse = (*out)[1];
+  for (int64_t h = 0; h < 2; ++h)
+    for (int64_t i = 0; i < 4; ++i) {
+      // Bottom-right causal, 4 queries on 3 keys: query i sees keys < i.
+      std::vector<double> e(3, 0.0);
+      double sum = std::exp(sinks.data[h]);
+      for (int64_t j = 0; j < i && j < 3; ++j) {
+        double dot = 0;
+        for (int64_t c = 0; c < 8; ++c)
+          dot += q.data[((h * 4) + i) * 8 + c] * k.data[j * 8 + c];
+        sum += (e[j] = std::exp(0.5 * dot));
+      }
+      EXPECT_NEAR(lse.data[h * 4 + i], std::log(sum), 1e-12);
+      for (int64_t c = 0; c < 8; ++c) {
+        double want = 0;
+        for (int64_t j = 0; j < 3; ++j)
+          want += e[j] / sum * v.data[j * 8 + c];
+        EXPECT_NEAR(o.data[((h * 4) + i) * 8 + c], want, 1e-12);
+      }
+    }
+  // Query 0 sees no key: zeros, and the sink's logit.
+  EXPECT_EQ(o.data[0], 0.0);
+  EXPECT_DOUBLE_EQ(lse.data[0], 0.7);
+  EXPECT_EQ(relativeError((*out)[2], o), 0.0);
+}
+
 TEST_F(ReferenceTest, RaggedOffsetsOutOfOrderAreAnError) {
   auto func = parse(R"(
 func.func @f(%q: tensor<4x1x8xbf16>, %cq: tensor<3xi32>, %ck: tensor<3xi32>) -> tensor<4x1x8xbf16> {

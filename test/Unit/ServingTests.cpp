@@ -235,4 +235,45 @@ TEST(Varlen, TheTmaVariantIsRefused) {
       << compiled.status().message();
 }
 
+TEST(Varlen, SinksAreAnOperandOfTheKernel) {
+  VarlenGraph vg;
+  auto sinks = vg.g.input("sinks", DataType::F32, {8});
+  Graph::VarlenOptions options;
+  options.sinks = sinks;
+  auto out = vg.g.varlen(vg.q, vg.k, vg.v, vg.cuQ, vg.cuK, options);
+  ASSERT_TRUE(out.isOk()) << out.status().toString();
+  vg.g.output(out->output);
+  auto text = vg.g.toMLIR();
+  ASSERT_TRUE(text.isOk());
+  EXPECT_NE(text->find("sinks(%sinks : tensor<8xf32>)"), std::string::npos) << *text;
+  auto ctx = memoryContext("sm_80");
+  auto compiled = compileGraph(*ctx, vg.g);
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  const Kernel &kernel = *compiled->kernels[0];
+  EXPECT_TRUE(kernel.spec().sinks);
+  EXPECT_NE(kernel.spec().name.find("_sinks_varlen_sm80_"), std::string::npos);
+
+  // A launch must give them, and only to a kernel that has them.
+  VarlenLaunch f(*ctx);
+  FlashArgs a = f.args;
+  a.sinks = reinterpret_cast<const float *>(a.q.data);
+  EXPECT_NE(f.kernel->validate(a).message().find("compiled without sinks"),
+            std::string::npos);
+  a.sinks = nullptr;
+  EXPECT_NE(kernel.validate(a).message().find(
+                "the kernel has attention sinks but 'sinks' is null"),
+            std::string::npos);
+
+  VarlenGraph bad;
+  auto perKv = bad.g.input("per_kv", DataType::F32, {2});
+  options.sinks = perKv;
+  auto wrong = bad.g.varlen(bad.q, bad.k, bad.v, bad.cuQ, bad.cuK, options);
+  ASSERT_FALSE(wrong.isOk());
+  EXPECT_NE(wrong.status().message().find(
+                "'per_kv' must be f32 [8] (one sink logit per query head), got "
+                "f32 2"),
+            std::string::npos)
+      << wrong.status().message();
+}
+
 } // namespace

@@ -72,6 +72,9 @@ struct FlashArgs {
   /// not known), which only guide the split-KV count.
   const int *cuSeqlensQ = nullptr, *cuSeqlensK = nullptr;
   int maxSeqlenQ = 0, maxSeqlenK = 0;
+  /// Attention sinks (a kernel with KernelSpec::sinks): one f32 logit per
+  /// query head, [headsQ] in device memory.
+  const float *sinks = nullptr;
 };
 
 /// The operands of one graph-op kernel (the unfused path): one per input of

@@ -49,6 +49,8 @@ struct KernelSpec {
   /// Ragged batches: q, k, v and o packed [tokens, heads, dim], sequences
   /// at offsets (FlashArgs::cuSeqlensQ / cuSeqlensK).
   bool varlen = false;
+  /// Attention sinks: one f32 logit per query head (FlashArgs::sinks).
+  bool sinks = false;
 
   // Shapes from the IR; -1 where dynamic (given at launch). A ragged
   // batch's: its sequences and the packed tokens of q and k.

@@ -65,6 +65,8 @@ std::string kernelName(const ::attn::KernelSpec &spec) {
     name += "_mod";
   if (spec.writesLse)
     name += "_lse";
+  if (spec.sinks)
+    name += "_sinks";
   if (spec.varlen)
     name += "_varlen";
   name += "_" + spec.variant + "_" + std::to_string(spec.blockM) + "x" +
@@ -129,6 +131,7 @@ FailureOr<::attn::KernelSpec> mlir::attn::emitFlashKernel(FlashOp op) {
   spec.headsQ = op.getHeadsQ();
   spec.headsKV = op.getHeadsKV();
   spec.varlen = op.isVarlen();
+  spec.sinks = static_cast<bool>(op.getSinks());
   if (spec.headDimQK % 8 || spec.headDimV % 8 ||
       spec.headDimQK > kMaxHeadDim || spec.headDimV > kMaxHeadDim)
     return op.emitOpError() << "head dims " << spec.headDimQK << "/"
@@ -206,6 +209,7 @@ FailureOr<::attn::KernelSpec> mlir::attn::emitFlashKernel(FlashOp op) {
      << "  static constexpr bool kScoreMod = " << boolText(spec.scoreMod) << ";\n"
      << "  static constexpr bool kWriteLse = " << boolText(spec.writesLse) << ";\n"
      << "  static constexpr bool kVarlen = " << boolText(spec.varlen) << ";\n"
+     << "  static constexpr bool kSinks = " << boolText(spec.sinks) << ";\n"
      << scoreModFunction
      << "};\n"
      << "using Kernel = " << variant->kernelTemplate << "<Config>;\n"

@@ -19,6 +19,17 @@ for dtype, hq, hkv, dqk, dv, items, score_mod, lse, captures in cases:
         continue
     info = attn.kernel_info(handle)
     print(info["name"], info["variant"], info["spill_bytes"])
+# Sinks, ragged (gpt-oss: a sliding window) and dense (attn.sdpa's MLIR).
+for text in [serving._varlen_mlir("bf16", 64, 8, 64, 64, 0.125, serving._window_items(True, (127, 0)), None,
+                                  True, (), sinks=True),
+             attn._mlir("bf16", 64, 8, 64, 64, 0.125, True, True, (127, 0), False, None, None, None, False,
+                        sq=1, sinks=True)]:
+    handle = ctypes.c_void_p()
+    if lib.attn_compile(attn._get_context(), text.encode(), b"", 0, 0, 0, 0, ctypes.byref(handle)):
+        print("FAILED:", lib.attn_last_error().decode())
+        continue
+    info = attn.kernel_info(handle)
+    print(info["name"], info["variant"], info["spill_bytes"])
 for bad in [lambda: serving._window_items(False, (-2, 0)), lambda: serving._window_items(False, "x"),
             lambda: serving._score_mod_of(30.0, attn.alibi(4)), lambda: serving._score_mod_of(-1.0, None)]:
     try:

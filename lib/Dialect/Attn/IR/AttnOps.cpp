@@ -455,6 +455,7 @@ LogicalResult FlashOp::verify() {
   if (failed(verifyExtents(*this, {{"lengths", getLengths()},
                                    {"keep", getKeep()},
                                    {"bias", getBias()},
+                                   {"sinks", getSinks()},
                                    {"lse", getLse()}})))
     return failure();
   if (k.getElementType() != q.getElementType() ||
@@ -550,6 +551,22 @@ LogicalResult FlashOp::verify() {
   float scale = getScale().convertToFloat();
   if (!std::isfinite(scale))
     return emitOpError() << "scale must be finite, got " << scale;
+
+  if (Value sinks = getSinks()) {
+    // One logit per query head, flat: [Hq], or the [1, Hq, 1, 1] of a
+    // column broadcast over batch and queries.
+    auto type = cast<RankedTensorType>(sinks.getType());
+    bool perHead =
+        (type.getRank() == 1 && extentsAgree(type.getDimSize(0), qHeads)) ||
+        (type.getRank() == 4 && type.getDimSize(0) == 1 &&
+         extentsAgree(type.getDimSize(1), qHeads) && type.getDimSize(2) == 1 &&
+         type.getDimSize(3) == 1);
+    if (!perHead)
+      return emitOpError() << "'sinks' must hold one logit per query head, "
+                              "shape "
+                           << qHeads << " or 1x" << qHeads << "x1x1, got "
+                           << shapeString(type.getShape());
+  }
 
   MaskAttr mask = getMaskOrEmpty();
   if (varlen) {

@@ -206,6 +206,14 @@ def Attn_FlashOp : Attn_Op<"flash", [Pure, AttrSizedOperandSegments]> {
     unwritten. Offsets are clamped to `[0, T]`; a sequence whose end is
     below its start is empty.
 
+    Attention sinks (gpt-oss): `sinks` holds one f32 logit per query head
+    (`[Hq]`, or `[1, Hq, 1, 1]` as a graph's broadcast column has it) that
+    joins each row's softmax denominator and contributes no value: a row's
+    weights are `exp(s_j) / (exp(sink_h) + sum_k exp(s_k))`, its
+    logsumexp includes the sink, and a row with every key masked yields
+    zeros (and the sink as its logsumexp). The sink is compared with the
+    scores after scaling, score_mod and masking.
+
     ```mlir
     %o = attn.flash %q, %k, %v cu_seqlens_q(%cq : tensor<4xi32>)
         cu_seqlens_k(%ck : tensor<4xi32>)
@@ -237,6 +245,7 @@ def Attn_FlashOp : Attn_Op<"flash", [Pure, AttrSizedOperandSegments]> {
                        Variadic<AnyRankedTensor>:$captures,
                        Optional<RankedTensorOf<[I32]>>:$cu_seqlens_q,
                        Optional<RankedTensorOf<[I32]>>:$cu_seqlens_k,
+                       Optional<RankedTensorOf<[F32]>>:$sinks,
                        F32Attr:$scale,
                        UnitAttr:$transpose_k,
                        OptionalAttr<Attn_MaskAttr>:$mask,
@@ -252,6 +261,7 @@ def Attn_FlashOp : Attn_Op<"flash", [Pure, AttrSizedOperandSegments]> {
     (`captures` `(` $captures^ `:` type($captures) `)`)?
     (`cu_seqlens_q` `(` $cu_seqlens_q^ `:` type($cu_seqlens_q) `)`)?
     (`cu_seqlens_k` `(` $cu_seqlens_k^ `:` type($cu_seqlens_k) `)`)?
+    (`sinks` `(` $sinks^ `:` type($sinks) `)`)?
     attr-dict (`score_mod` $score_mod^)?
     `:` type($q) `,` type($k) `,` type($v) `->` type($output) (`,` type($lse)^)?
   }];
