@@ -91,6 +91,11 @@ public:
     /// %capture0, %capture1, ... with tensor.extract, e.g. a bias per head:
     ///   "%c = tensor.extract %capture0[%h] : tensor<16xf32>\n ..."
     std::vector<Tensor> scoreModCaptures;
+    /// Attention sinks (gpt-oss): [1, Hq, 1, 1] f32, one logit per query
+    /// head, written as a graph does (a column concatenated to the scores
+    /// before the softmax and sliced off after it); attn-fuse makes it the
+    /// fused op's sinks operand.
+    std::optional<Tensor> sinks;
   };
 
   /// Attention over a ragged batch (flash_attn's varlen form).

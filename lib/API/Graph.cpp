@@ -165,8 +165,38 @@ Result<Graph::Tensor> Graph::sdpa(Tensor qRef, Tensor kRef, Tensor vRef,
   }
   std::string p = fresh();
   std::string probs = tensorType({b, h, sq, skv}, elementTypeName(q.type));
-  os << "  %" << p << " = attn.softmax %" << current << " {dim = 3} : "
-     << scores << " -> " << probs << "\n";
+  if (options.sinks) {
+    // gpt-oss's form: the sinks broadcast to a column of the scores, which
+    // the softmax normalizes with them and the slice drops.
+    if (!valid(*options.sinks))
+      return invalid("'sinks' is not a tensor of this graph");
+    const Node &n = nodes_[options.sinks->id];
+    if (n.type != DataType::F32 || n.shape != std::vector<int64_t>{1, h, 1, 1})
+      return invalid("'" + n.name + "' must be f32 [1, " + std::to_string(h) +
+                     ", 1, 1] (one sink logit per query head), got " +
+                     elementTypeName(n.type) + " " + shapeText(n.shape));
+    std::string column = tensorType({b, h, sq, 1}, "f32");
+    std::string withSink = tensorType({b, h, sq, skv + 1}, "f32");
+    std::string zero = fresh(), col = fresh(), cat = fresh(), all = fresh();
+    os << "  %" << zero << " = arith.constant dense<0.0> : " << column << "\n"
+       << "  %" << col << " = attn.mask %" << zero << " bias(%" << n.name
+       << " : " << tensorType(n.shape, "f32")
+       << ") {kind = #attn.mask<bias>} : " << column << "\n"
+       << "  %" << cat << " = tensor.concat dim(3) %" << current << ", %"
+       << col << " : (" << scores << ", " << column << ") -> " << withSink
+       << "\n"
+       << "  %" << all << " = attn.softmax %" << cat << " {dim = 3} : "
+       << withSink << " -> "
+       << tensorType({b, h, sq, skv + 1}, elementTypeName(q.type)) << "\n"
+       << "  %" << p << " = tensor.extract_slice %" << all
+       << "[0, 0, 0, 0] [" << b << ", " << h << ", " << sq << ", " << skv
+       << "] [1, 1, 1, 1] : "
+       << tensorType({b, h, sq, skv + 1}, elementTypeName(q.type)) << " to "
+       << probs << "\n";
+  } else {
+    os << "  %" << p << " = attn.softmax %" << current << " {dim = 3} : "
+       << scores << " -> " << probs << "\n";
+  }
   std::string o = fresh();
   std::vector<int64_t> outShape = {b, h, sq, v.shape[3]};
   os << "  %" << o << " = attn.matmul %" << p << ", %" << v.name << " : "

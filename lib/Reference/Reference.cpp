@@ -467,6 +467,64 @@ private:
           tensors[s.getResult()] = out;
           return success();
         })
+        .Case([&](tensor::ConcatOp concat) -> LogicalResult {
+          // Along queries or keys, as a sink column joins the scores.
+          int64_t dim = concat.getDim();
+          if (concat.getType().getRank() != 4 || dim < 2)
+            return concat.emitOpError() << "the reference concatenates rank-4 "
+                                           "tensors along dims 2 and 3 only";
+          SmallVector<Tensor4> in;
+          for (Value input : concat.getInputs()) {
+            FailureOr<Tensor4> t = tensor(concat, input);
+            if (failed(t))
+              return failure();
+            in.push_back(*t);
+          }
+          Tensor4 out;
+          out.shape = shapeOf(concat.getResult());
+          out.slice = [in, dim, shape = out.shape](int64_t b, int64_t h) {
+            Matrix m(shape[2], shape[3]);
+            int64_t at = 0;
+            for (const Tensor4 &t : in) {
+              Matrix part = t.at(b, h);
+              for (int64_t i = 0; i < part.rows; ++i)
+                for (int64_t j = 0; j < part.cols; ++j)
+                  m.at(dim == 2 ? at + i : i, dim == 3 ? at + j : j) =
+                      part.at(i, j);
+              at += dim == 2 ? part.rows : part.cols;
+            }
+            return m;
+          };
+          tensors[concat.getResult()] = out;
+          return success();
+        })
+        .Case([&](tensor::ExtractSliceOp slice) -> LogicalResult {
+          if (slice.getSourceType().getRank() != 4 ||
+              slice.getType().getRank() != 4 ||
+              ShapedType::isDynamicShape(slice.getStaticOffsets()) ||
+              ShapedType::isDynamicShape(slice.getStaticSizes()) ||
+              !llvm::all_of(slice.getStaticStrides(),
+                            [](int64_t s) { return s == 1; }))
+            return slice.emitOpError()
+                   << "the reference slices rank-4 tensors with static "
+                      "offsets and sizes and unit strides only";
+          FailureOr<Tensor4> in = tensor(slice, slice.getSource());
+          if (failed(in))
+            return failure();
+          Tensor4 src = *in, out;
+          out.shape = shapeOf(slice.getResult());
+          SmallVector<int64_t> offsets(slice.getStaticOffsets());
+          out.slice = [src, offsets, shape = out.shape](int64_t b, int64_t h) {
+            Matrix whole = src.at(b + offsets[0], h + offsets[1]);
+            Matrix m(shape[2], shape[3]);
+            for (int64_t i = 0; i < m.rows; ++i)
+              for (int64_t j = 0; j < m.cols; ++j)
+                m.at(i, j) = whole.at(offsets[2] + i, offsets[3] + j);
+            return m;
+          };
+          tensors[slice.getResult()] = out;
+          return success();
+        })
         .Case<arith::ExtFOp, arith::TruncFOp>([&](Operation *cast) -> LogicalResult {
           // The reference keeps every value in double: casts are exact.
           FailureOr<Tensor4> in = tensor(cast, cast->getOperand(0));

@@ -11,6 +11,7 @@
 #include "attn/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Matchers.h"
@@ -37,6 +38,9 @@ struct AttentionChain {
   double scale = 1.0;
   MaskAttr mask;
   Value lengths, keep, bias;
+  /// Attention sinks: the per-head logits of a column concatenated to the
+  /// scores before the softmax (and sliced off after it).
+  Value sinks;
   ScoreModOp scoreMod;
   MatmulOp scoreMatmul, outputMatmul;
   /// Ops of the chain, to erase once they are dead.
@@ -130,6 +134,39 @@ Value stripScales(Value value, double &scale,
   return value;
 }
 
+/// The logits of a sink column: attn.mask adding a per-head bias
+/// [1, H, 1, 1] (f32) to a splat 0 constant of the column's shape, as a
+/// graph broadcasts gpt-oss's sinks to [B, H, Sq, 1]. Adds the ops to
+/// `chainOps`.
+FailureOr<Value> matchSinkColumn(Value column, std::string &reason,
+                                 SmallVectorImpl<Operation *> &chainOps) {
+  auto mask = column.getDefiningOp<MaskOp>();
+  MaskAttr bias = MaskAttr::get(column.getContext(), false, false, -1, -1,
+                                false, false, /*bias=*/true);
+  std::optional<double> zero =
+      mask ? splatConstant(mask.getInput()) : std::nullopt;
+  if (!mask || mask.getKind() != bias || !zero || *zero != 0.0) {
+    reason = "the column concatenated to the scores is not a sink column "
+             "(attn.mask adding a per-head bias to a splat 0)";
+    return failure();
+  }
+  auto logits = cast<RankedTensorType>(mask.getBias().getType());
+  auto shape = logits.getShape();
+  if (shape[0] != 1 || shape[2] != 1 || shape[3] != 1 ||
+      !logits.getElementType().isF32()) {
+    reason = "the sink column's bias is not f32 logits per head "
+             "([1, heads, 1, 1])";
+    return failure();
+  }
+  if (!column.hasOneUse()) {
+    reason = "the sink column has another user";
+    return failure();
+  }
+  chainOps.push_back(mask.getInput().getDefiningOp());
+  chainOps.push_back(mask);
+  return mask.getBias();
+}
+
 FailureOr<AttentionChain> matchChain(SoftmaxOp softmax, std::string &reason) {
   AttentionChain chain;
   chain.mask = MaskAttr::get(softmax.getContext());
@@ -145,7 +182,30 @@ FailureOr<AttentionChain> matchChain(SoftmaxOp softmax, std::string &reason) {
     return failure();
   }
 
-  // Forward: softmax (-> cast) -> matmul with v.
+  // Attention sinks: a per-head column concatenated to the scores along the
+  // keys, sliced off the probabilities.
+  Value score = softmax.getInput();
+  SmallVector<Operation *> backwardOps;
+  tensor::ExtractSliceOp sinkSlice;
+  if (auto concat = score.getDefiningOp<tensor::ConcatOp>()) {
+    if (concat.getDim() != 3 || concat.getInputs().size() != 2 ||
+        cast<RankedTensorType>(concat.getInputs()[1].getType()).getDimSize(3) !=
+            1) {
+      reason = "the softmax input is a tensor.concat that is not the scores "
+               "and one sink column along the keys";
+      return failure();
+    }
+    FailureOr<Value> sinks =
+        matchSinkColumn(concat.getInputs()[1], reason, chain.chainOps);
+    if (failed(sinks))
+      return failure();
+    chain.sinks = *sinks;
+    backwardOps.push_back(concat);
+    score = concat.getInputs()[0];
+  }
+
+  // Forward: softmax (-> cast) (-> the slice that drops a sink column) ->
+  // matmul with v.
   Operation *probs = softmax;
   SmallVector<Operation *> forwardOps;
   while (true) {
@@ -155,6 +215,28 @@ FailureOr<AttentionChain> matchChain(SoftmaxOp softmax, std::string &reason) {
     }
     Operation *user = *probs->getResult(0).getUsers().begin();
     if (isScoreCast(user)) {
+      forwardOps.push_back(user);
+      probs = user;
+      continue;
+    }
+    if (auto slice = dyn_cast<tensor::ExtractSliceOp>(user);
+        slice && chain.sinks && !sinkSlice) {
+      // Exactly the scores' columns: every row, the keys before the sink.
+      auto keys = cast<RankedTensorType>(score.getType()).getShape();
+      auto sizes = slice.getStaticSizes();
+      bool dropsSink = slice.getSourceType().getRank() == 4 &&
+                       slice.getType().getRank() == 4 &&
+                       llvm::all_of(slice.getStaticOffsets(),
+                                    [](int64_t o) { return o == 0; }) &&
+                       llvm::all_of(slice.getStaticStrides(),
+                                    [](int64_t s) { return s == 1; }) &&
+                       ArrayRef<int64_t>(sizes) == keys;
+      if (!dropsSink) {
+        reason = "the tensor.extract_slice of the probabilities is not the "
+                 "scores' columns without the sink column";
+        return failure();
+      }
+      sinkSlice = slice;
       forwardOps.push_back(user);
       probs = user;
       continue;
@@ -171,6 +253,11 @@ FailureOr<AttentionChain> matchChain(SoftmaxOp softmax, std::string &reason) {
     }
     chain.outputMatmul = matmul;
     break;
+  }
+  if (chain.sinks && !sinkSlice) {
+    reason = "the sink column is not sliced off the probabilities before the "
+             "matmul with v";
+    return failure();
   }
 
   // Backward: walk the score chain from the softmax to q @ k^T. Ops met
@@ -209,8 +296,6 @@ FailureOr<AttentionChain> matchChain(SoftmaxOp softmax, std::string &reason) {
       chain.bias = bias;
     return success();
   };
-  Value score = softmax.getInput();
-  SmallVector<Operation *> backwardOps;
   while (true) {
     Operation *def = score.getDefiningOp();
     if (!def) {
@@ -394,7 +479,7 @@ LogicalResult rewriteChain(AttentionChain &chain, IRRewriter &rewriter,
       rewriter, loc, outputType, /*lse=*/Type(), chain.q, chain.k, chain.v,
       chain.lengths, chain.keep, chain.bias,
       chain.scoreMod ? chain.scoreMod.getCaptures() : ValueRange(),
-      /*cu_seqlens_q=*/Value(), /*cu_seqlens_k=*/Value(), /*sinks=*/Value(),
+      /*cu_seqlens_q=*/Value(), /*cu_seqlens_k=*/Value(), chain.sinks,
       llvm::APFloat(static_cast<float>(chain.scale)), chain.transposeK,
       chain.mask.isEmpty() ? MaskAttr() : chain.mask, ConfigAttr());
   if (chain.scoreMod) {

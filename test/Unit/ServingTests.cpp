@@ -276,4 +276,44 @@ TEST(Varlen, SinksAreAnOperandOfTheKernel) {
       << wrong.status().message();
 }
 
+TEST(Sinks, TheGraphFormFusesIntoTheKernelsOperand) {
+  // sdpa's graph with sinks: a column concatenated to the scores and sliced
+  // off the probabilities, which attn-fuse turns into one kernel with sinks.
+  Graph g;
+  auto q = g.input("q", DataType::BF16, {2, 8, 64, 64});
+  auto k = g.input("k", DataType::BF16, {2, 2, 96, 64});
+  auto sinks = g.input("sinks", DataType::F32, {1, 8, 1, 1});
+  Graph::SdpaOptions options;
+  options.causal = true;
+  options.bottomRight = true;
+  options.sinks = sinks;
+  auto out = g.sdpa(q, k, k, options);
+  ASSERT_TRUE(out.isOk()) << out.status().toString();
+  g.output(*out);
+  auto text = g.toMLIR();
+  ASSERT_TRUE(text.isOk()) << text.status().toString();
+  EXPECT_NE(text->find("tensor.concat dim(3)"), std::string::npos) << *text;
+  EXPECT_NE(text->find("tensor.extract_slice"), std::string::npos);
+  auto ctx = memoryContext("sm_80");
+  auto compiled = compileGraph(*ctx, g);
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  ASSERT_EQ(compiled->kernels.size(), 1u);
+  EXPECT_TRUE(compiled->kernels[0]->spec().sinks);
+  EXPECT_NE(compiled->loweredIR.find("sinks(%arg2 : tensor<1x8x1x1xf32>)"),
+            std::string::npos)
+      << compiled->loweredIR;
+
+  Graph h;
+  auto hq = h.input("q", DataType::BF16, {2, 8, 64, 64});
+  auto flat = h.input("flat", DataType::F32, {8});
+  options.sinks = flat;
+  auto bad = h.sdpa(hq, hq, hq, options);
+  ASSERT_FALSE(bad.isOk());
+  EXPECT_NE(bad.status().message().find(
+                "'flat' must be f32 [1, 8, 1, 1] (one sink logit per query "
+                "head), got f32 8"),
+            std::string::npos)
+      << bad.status().message();
+}
+
 } // namespace

@@ -13,7 +13,10 @@ def AttnFusePass : Pass<"attn-fuse"> {
     `arith.mulf`/`divf` by a splat constant; also on q or k), masks
     (`attn.mask`, merged; `arith.select` with a -inf fill), a bias
     (`arith.addf`), one `attn.score_mod`, element type casts, the softmax,
-    and the `attn.matmul` with v. The chain becomes one `attn.flash`. A chain that cannot be fused stays as it is and gets a
+    and the `attn.matmul` with v; attention sinks where a per-head column
+    (`attn.mask` adding a `[1, H, 1, 1]` f32 bias to a splat 0) is
+    concatenated to the scores (`tensor.concat` along the keys) and sliced
+    off the probabilities (`tensor.extract_slice`). The chain becomes one `attn.flash`. A chain that cannot be fused stays as it is and gets a
     remark (on stderr, with the softmax's location) that says why.
 
     Fused order: `scale`, then `score_mod`, then `bias`, then masks; a graph
