@@ -86,7 +86,8 @@ __device__ __forceinline__ float applyMask(float x, const GraphParams &p,
     const int *lengths = static_cast<const int *>(p.in[C::kLengthsInput]);
     kvEnd = min(kvEnd, max(lengths[b * p.in_strides[C::kLengthsInput][3]], 0));
   }
-  const int diagOffset = C::kBottomRight ? int(S::dim(3) - S::dim(2)) : 0;
+  // Bottom-right aligns to each batch entry's own last key.
+  const int diagOffset = C::kBottomRight ? kvEnd - int(S::dim(2)) : 0;
   bool ok = keyAllowed<C::kCausal, C::kWindow>(q, k, kvEnd, diagOffset,
                                               C::kWindowLeft, C::kWindowRight);
   if (C::kKeep)

@@ -38,7 +38,8 @@ template <class C> struct Mask {
   SequenceExtent sequence;
   /// Keys at or past kvEnd are padding (key_padding lengths, or seqKV).
   int kvEnd;
-  /// The diagonal of query q is key q + diagOffset (bottom-right: Skv - Sq).
+  /// The diagonal of query q is key q + diagOffset (bottom-right:
+  /// kvEnd - Sq).
   int diagOffset;
 
   static constexpr bool kPositional = C::kCausal || C::kWindow;
@@ -57,7 +58,9 @@ template <class C> struct Mask {
     kvEnd = seqKV(p);
     if (C::kKeyPadding)
       kvEnd = min(seqKV(p), max(p.lengths[b], 0));
-    diagOffset = C::kBottomRight ? seqKV(p) - seqQ(p) : 0;
+    // Bottom-right: each sequence's own last key (with key padding, a
+    // padded cache's sequences end at their lengths).
+    diagOffset = C::kBottomRight ? kvEnd - seqQ(p) : 0;
   }
 
   /// The sequence's queries and keys and where they start along the

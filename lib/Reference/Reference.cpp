@@ -274,7 +274,6 @@ struct MaskEval {
 
   void apply(Matrix &s, int64_t b, int64_t h) const {
     int64_t sq = s.rows, skv = s.cols;
-    int64_t offset = kind.getBottomRight() ? skv - sq : 0;
     std::optional<Matrix> keepSlice, biasSlice;
     if (keep)
       keepSlice = keep->at(b, h);
@@ -282,6 +281,9 @@ struct MaskEval {
       biasSlice = bias->at(b, h);
     int64_t length =
         lengths ? static_cast<int64_t>(lengths->data[b]) : skv;
+    // Bottom-right: the batch entry's own last key.
+    int64_t offset =
+        kind.getBottomRight() ? std::clamp<int64_t>(length, 0, skv) - sq : 0;
     for (int64_t i = 0; i < sq; ++i)
       for (int64_t j = 0; j < skv; ++j) {
         double &x = s.at(i, j);

@@ -451,6 +451,49 @@ func.func @f(%q: tensor<1x2x4x8xbf16>, %k: tensor<1x1x3x8xbf16>, %v: tensor<1x1x
   EXPECT_EQ(relativeError((*out)[2], o), 0.0);
 }
 
+TEST_F(ReferenceTest, BottomRightAlignsToEachSequencesLength) {
+  // A padded cache: 3 new queries of two sequences with 5 and 8 keys of 8.
+  // With key padding, bottom-right aligns to each sequence's own length
+  // (query i of sequence b sees keys up to lengths[b] - 3 + i), as
+  // flash_attn's cache_seqlens does; the graph op and the fused op agree.
+  auto func = parse(R"(
+func.func @f(%q: tensor<2x1x3x8xbf16>, %k: tensor<2x1x8x8xbf16>, %v: tensor<2x1x8x8xbf16>, %len: tensor<2xi32>)
+    -> (tensor<2x1x3x8xbf16>, tensor<2x1x3x8xbf16>) {
+  %o = attn.flash %q, %k, %v lengths(%len : tensor<2xi32>) {scale = 1.0 : f32, mask = #attn.mask<causal, bottom_right, key_padding>}
+    : tensor<2x1x3x8xbf16>, tensor<2x1x8x8xbf16>, tensor<2x1x8x8xbf16> -> tensor<2x1x3x8xbf16>
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<2x1x3x8xbf16>, tensor<2x1x8x8xbf16> -> tensor<2x1x3x8xf32>
+  %m = attn.mask %s lengths(%len : tensor<2xi32>) {kind = #attn.mask<causal, bottom_right, key_padding>} : tensor<2x1x3x8xf32>
+  %p = attn.softmax %m {dim = 3} : tensor<2x1x3x8xf32> -> tensor<2x1x3x8xbf16>
+  %g = attn.matmul %p, %v : tensor<2x1x3x8xbf16>, tensor<2x1x8x8xbf16> -> tensor<2x1x3x8xbf16>
+  return %o, %g : tensor<2x1x3x8xbf16>, tensor<2x1x3x8xbf16>
+})");
+  HostTensor q = random({2, 1, 3, 8}, 19), k = random({2, 1, 8, 8}, 20),
+             v = random({2, 1, 8, 8}, 21);
+  HostTensor len({2});
+  len.data = {5, 8};
+  auto out = evaluate(func, {q, k, v, len});
+  ASSERT_TRUE(mlir::succeeded(out));
+  for (int64_t b = 0; b < 2; ++b)
+    for (int64_t i = 0; i < 3; ++i) {
+      int64_t last = int64_t(len.data[b]) - 3 + i; // the diagonal key
+      std::vector<double> e(8, 0.0);
+      double sum = 0;
+      for (int64_t j = 0; j <= last; ++j) {
+        double dot = 0;
+        for (int64_t c = 0; c < 8; ++c)
+          dot += q.data[(b * 3 + i) * 8 + c] * k.data[(b * 8 + j) * 8 + c];
+        sum += (e[j] = std::exp(dot));
+      }
+      for (int64_t c = 0; c < 8; ++c) {
+        double want = 0;
+        for (int64_t j = 0; j < 8; ++j)
+          want += e[j] / sum * v.data[(b * 8 + j) * 8 + c];
+        EXPECT_NEAR((*out)[0].data[(b * 3 + i) * 8 + c], want, 1e-12);
+      }
+    }
+  EXPECT_LT(relativeError((*out)[1], (*out)[0]), 1e-12);
+}
+
 TEST_F(ReferenceTest, RaggedOffsetsOutOfOrderAreAnError) {
   auto func = parse(R"(
 func.func @f(%q: tensor<4x1x8xbf16>, %cq: tensor<3xi32>, %ck: tensor<3xi32>) -> tensor<4x1x8xbf16> {

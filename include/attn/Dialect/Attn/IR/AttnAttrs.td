@@ -17,7 +17,10 @@ def Attn_MaskAttr : Attn_Attr<"Mask", "mask"> {
     A set of masks, applied together (an entry takes part only if every mask
     keeps it). Query `i` and key `j` index a score tensor with `Sq` queries
     and `Skv` keys; `diag(i) = i` (top-left alignment) or
-    `diag(i) = i + Skv - Sq` with `bottom_right`.
+    `diag(i) = i + Skv - Sq` with `bottom_right`, where with `key_padding`
+    `Skv` is each batch entry's own key count, `min(lengths[b], Skv)`: the
+    new queries of a sequence in a padded cache see its keys up to
+    `lengths[b] - Sq + i` (flash_attn's `cache_seqlens`).
 
     - `causal`: keep `j <= diag(i)`.
     - `window = [L, R]`: keep `diag(i) - L <= j <= diag(i) + R`; `-1` leaves
