@@ -9,6 +9,7 @@ the best peer and to flash, and the error of attn against flash. Writes JSON
 and one PNG chart per head dim to --out (default $OUT or /tmp).
 
     PYTHONPATH=python python3 bench/bench.py [--quick] [--no-flex]
+    PYTHONPATH=python python3 bench/bench.py --decode [--paged] [--quick]
 """
 
 import argparse
@@ -63,7 +64,13 @@ def main():
     ap.add_argument("--decode-only", action="store_true", help="skip the prefill grid")
     ap.add_argument("--out", default=os.environ.get("OUT", "/tmp"))
     ap.add_argument("--budget-s", type=float, default=float(os.environ.get("BUDGET_S", "400")))
+    ap.add_argument("--decode", action="store_true",
+                    help="only the decode table of KV caches (bench/serving.py): q = 1 to 16, GB/s and %% of HBM")
+    ap.add_argument("--paged", action="store_true", help="the decode table with paged caches (pages of 16 and 64)")
     args = ap.parse_args()
+    if args.decode or args.paged:
+        import serving
+        return serving.run(args, bench)
     dev = torch.device("cuda")
     props = torch.cuda.get_device_properties(0)
     print(f"device {props.name}, {props.multi_processor_count} SMs, torch {torch.__version__}, "

@@ -2,7 +2,8 @@
 # One call's worth of GPU work on the device machine (see README: the build
 # is made here, with LLVM linked statically, and carried there):
 #   scripts/device-run.sh [smoke] [suite] [sanitize] [examples] [python] [overhead]
-#                         [multigpu] [bench] [sass] [tiles] [splits] [count] [gpu-diff]
+#                         [multigpu] [bench] [decode] [serving] [sass] [tiles] [splits]
+#                         [count] [gpu-diff]
 # gpu-diff: SEED and COUNT random graphs (scripts/gen-graphs.py) checked
 # against the float64 reference; failures land in $OUT/gpu-diff-failures.
 # Logs go to $OUT (or /tmp/attn-device). Nothing here needs LLVM. The Python
@@ -62,7 +63,13 @@ for step in "${steps[@]}"; do
            "serving/varlen-offsets-clamped|--splits=3 --set-input=3:-20,0,150,150,9999 --set-input=4:-1,200,200,450,2000"
            "serving/varlen-offsets-clamped|nocheck --splits=3 --set-input=3:0,250,40,300,120 --set-input=4:0,480,20,500,-3"
            "serving/varlen-offsets-clamped|nocheck --variant=sm80 --set-input=3:300,-7,200,100,2147483647 --set-input=4:-2147483648,500,0,0,499"
-           "serving/sinks-decode-gqa|--splits=1" "serving/sinks-causal|--variant=sm90ws --splits=4")
+           "serving/sinks-decode-gqa|--splits=1" "serving/sinks-causal|--variant=sm90ws --splits=4"
+           # Paged caches: page sizes below and above the tile, tables with
+           # entries past the cache (clamped) and lengths past the table.
+           "serving/paged-decode|--splits=8" "serving/paged-page1" "serving/paged-page256|--splits=3"
+           "serving/paged-chunked-prefill|--variant=sm80"
+           "serving/paged-table-clamped|--set-input=3:64,-3,0,900 --set-input=4:5,-1,7,2147483647,3,3,3,3,0,1,2,3,-2147483648,9,9,9"
+           "serving/paged-table-clamped|--variant=sm80 --splits=2 --set-input=3:2147483647,64,33,17 --set-input=4:-7,10,11,-2147483648,2147483647,0,9,9,1,1,1,1,3,2,1,0")
     # SANITIZE_CASES="case|flags;case|flags" picks others.
     [[ -n ${SANITIZE_CASES:-} ]] && IFS=';' read -ra cases <<<"$SANITIZE_CASES"
     for c in "${cases[@]}"; do
@@ -90,6 +97,18 @@ for step in "${steps[@]}"; do
     ;;
   bench)
     timeout ${BENCH_TIMEOUT:-300} python3 "$root/bench/bench.py" --out "$out" ${BENCH_ARGS:-} 2>&1 | tee "$out/bench.log"
+    ;;
+  decode)
+    # The decode table of KV caches: q = 1..16, dense and paged, GB/s and %
+    # of HBM beside the SDPA backends (bench/serving.py).
+    timeout ${BENCH_TIMEOUT:-500} python3 "$root/bench/bench.py" --decode --paged --out "$out" \
+      --budget-s ${BUDGET_S:-420} ${BENCH_ARGS:-} 2>&1 | tee "$out/bench-decode.log"
+    ;;
+  serving)
+    # The serving suite alone (ragged batches, sinks, paged caches) and its
+    # Python tests.
+    "$root/scripts/gpu-tests.sh" "$build" "$root"/test/GPU/serving/*.mlir 2>&1 | tee "$out/gpu-tests-serving.log"
+    timeout 400 python3 -m pytest -q -rs "$root/python/tests/test_serving.py" 2>&1 | tee "$out/python-serving.log"
     ;;
   sass)
     # The SASS of the prefill kernel: TMA loads, wgmma, register

@@ -70,7 +70,7 @@ typedef struct attn_flash_args {
    * contiguous device memory of the shapes and element types of the IR
    * (bool as one byte); NULL in the slots the kernel does not use. */
   const void *score_mod_captures[ATTN_MAX_SCORE_MOD_CAPTURES];
-  /* --- ragged batches and sinks (appended in ABI 2) ---
+  /* --- ragged batches, sinks, paged caches (appended in ABI 2) ---
    * For a kernel compiled from an attn.flash with cu_seqlens: batch
    * sequences packed in q and o (seq_q tokens; strides[0] ignored) and in k
    * and v (seq_kv tokens); sequence b's queries are rows cu_seqlens_q[b] ..
@@ -85,6 +85,18 @@ typedef struct attn_flash_args {
    * one float logit per query head (heads_q floats, device memory); NULL
    * otherwise. */
   const float *sinks;
+  /* Paged K/V caches, for a kernel compiled from an attn.flash with a
+   * block_table: k and v are caches of num_pages pages of page_size keys,
+   * [num_pages, heads_kv, page_size, dim] in BHSD strides (a page as the
+   * batch; flash_attn's (num_pages, page_size, heads_kv, dim) memory with
+   * its strides permuted); sequence b's key n is row n % page_size of page
+   * block_table[b * block_table_stride + n / page_size] (int32, device
+   * memory, each entry clamped to the cache by the kernel); seq_kv is the
+   * pages per sequence times page_size and lengths the valid keys
+   * (cache_seqlens). NULL and 0 otherwise. */
+  const int32_t *block_table;
+  int64_t block_table_stride;
+  int32_t num_pages, page_size;
 } attn_flash_args;
 
 typedef struct attn_kernel_info {

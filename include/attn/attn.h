@@ -98,7 +98,8 @@ public:
     std::optional<Tensor> sinks;
   };
 
-  /// Attention over a ragged batch (flash_attn's varlen form).
+  /// Attention over a ragged batch (flash_attn's varlen form) or a paged
+  /// cache (flash_attn_with_kvcache's).
   struct VarlenOptions {
     std::optional<float> scale; ///< default 1/sqrt(head dim)
     /// Causal, aligned to each sequence's last key (bottomRight, as
@@ -130,6 +131,15 @@ public:
   /// keys (FlashArgs::cuSeqlensQ / cuSeqlensK at launch); checks shapes.
   Result<Attention> varlen(Tensor q, Tensor k, Tensor v, Tensor cuSeqlensQ,
                            Tensor cuSeqlensK, const VarlenOptions &options);
+  /// Appends attention of q [B, Hq, Sq, D] over paged caches kCache,
+  /// vCache [pages, Hkv, page_size, D] (BHSD with a page as the batch), as
+  /// one attn.flash: sequence b's keys are its row of blockTable [B,
+  /// pages per sequence] i32, cacheSeqlens [B] i32 of them valid; causal
+  /// and windows align to each sequence's length (bottomRight is implied).
+  /// FlashArgs::blockTable ... at launch; checks shapes.
+  Result<Attention> paged(Tensor q, Tensor kCache, Tensor vCache,
+                          Tensor cacheSeqlens, Tensor blockTable,
+                          const VarlenOptions &options);
   void output(Tensor tensor);
 
   /// The graph as an MLIR function `@graph`, verified.
@@ -141,6 +151,21 @@ private:
     DataType type;
     std::vector<int64_t> shape;
   };
+  /// Appends one attn.flash of q, k, v with the serving operands (as text,
+  /// in the op's order: before the captures, after them, after the sinks),
+  /// the result shapes and the options' masks, score_mod and sinks; a paged
+  /// cache aligns to each sequence's length (key_padding, bottom_right).
+  /// `form` names the call in messages.
+  Result<Attention> appendFlash(const char *form, const Node &q,
+                                const Node &k, const Node &v,
+                                const std::string &beforeCaptures,
+                                const std::string &afterCaptures,
+                                const std::string &afterSinks,
+                                std::vector<int64_t> outShape,
+                                std::vector<int64_t> lseShape, int64_t headDim,
+                                const VarlenOptions &options,
+                                bool paged = false);
+
   std::vector<Node> nodes_;
   std::vector<int> inputs_, outputs_;
   std::string body_;

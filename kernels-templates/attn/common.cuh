@@ -211,6 +211,62 @@ __device__ __forceinline__ void loadTile(u32 smem, const u16 *gmem,
   }
 }
 
+/// The rows of a tile read through a page table (a paged K/V cache): the
+/// tile's row r is logical row first + r of the sequence, row
+/// (first + r) % pageSize of page table[(first + r) / pageSize], the page
+/// clamped to [0, lastPage]. Only rows a sequence has may be asked for
+/// (the table holds their pages).
+struct PagedRows {
+  const u16 *cache; // the head's row 0 of page 0
+  i64 pageStride, rowStride;
+  const int *table; // the sequence's pages
+  int pageSize, lastPage, first;
+  __device__ __forceinline__ const u16 *row(int r) const {
+    const int n = first + r;
+    const int page = min(max(table[n / pageSize], 0), lastPage);
+    return cache + page * pageStride + (n % pageSize) * rowStride;
+  }
+};
+
+/// loadTile for rows at any addresses (a RowSource's row(r); its `cache`
+/// is an address copies of 0 bytes may name): the same chunks, each row's
+/// address computed once per row a thread copies, and only for rows <
+/// rowsValid.
+template <class Layout, int Rows, int Cols, int Threads, class RowSource>
+__device__ __forceinline__ void loadTileRows(u32 smem, const RowSource &src,
+                                             int rowsValid, int colsValid) {
+  constexpr int kChunksPerRow = Cols / 8;
+  constexpr int kRowStep = Threads / kChunksPerRow;
+  if constexpr (Threads % kChunksPerRow == 0 &&
+                kRowStep % Layout::kRowPeriod == 0) {
+    const int row0 = threadIdx.x / kChunksPerRow;
+    const int chunk = threadIdx.x % kChunksPerRow;
+    const int bytes = 2 * min(max(colsValid - chunk * 8, 0), 8);
+    const u32 dst = smem + Layout::offset(row0, chunk);
+    // Rows one at a time: each looks its page up (unrolled, ptxas spilled
+    // the addresses of a 128-register decode kernel).
+#pragma unroll 1
+    for (int i = 0; i < (Rows + kRowStep - 1) / kRowStep; ++i) {
+      const int row = row0 + i * kRowStep;
+      if (Rows % kRowStep != 0 && row >= Rows)
+        break;
+      const bool valid = row < rowsValid && bytes > 0;
+      copyAsync16(dst + i * kRowStep * Layout::kRowBytes,
+                  valid ? src.row(row) + chunk * 8 : src.cache,
+                  valid ? bytes : 0);
+    }
+  } else {
+#pragma unroll
+    for (int c = threadIdx.x; c < Rows * kChunksPerRow; c += Threads) {
+      const int row = c / kChunksPerRow, chunk = c % kChunksPerRow;
+      const int bytes =
+          row < rowsValid ? 2 * min(max(colsValid - chunk * 8, 0), 8) : 0;
+      copyAsync16(smem + Layout::offset(row, chunk),
+                  bytes > 0 ? src.row(row) + chunk * 8 : src.cache, bytes);
+    }
+  }
+}
+
 /// ldmatrix from a 32-bit shared address: a per-thread base plus a
 /// compile-time offset becomes one register and an immediate.
 __device__ __forceinline__ void loadMatrixX4(u32 (&r)[4], u32 address) {

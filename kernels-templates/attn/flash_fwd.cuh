@@ -20,8 +20,8 @@
 // The configuration C binds typed constants only (see the emitted source):
 //   Element (F16/BF16), BiasElement, kHeadDimQK, kHeadDimV, kBlockM, kBlockN,
 //   kNumWarps, kStages, kTransposeK, kCausal, kBottomRight, kWindow,
-//   kKeyPadding, kKeep, kBias, kScoreMod, kWriteLse, kVarlen, and
-//   scoreMod().
+//   kKeyPadding, kKeep, kBias, kScoreMod, kWriteLse, kVarlen, kSinks,
+//   kPaged, and scoreMod().
 //
 // An Mma policy provides kMTiles, kNTiles (kBlockN / 8), kOTiles, kSharedBytes,
 // kAsyncProducts (products run while other instructions issue) and,
@@ -81,27 +81,56 @@ template <class C, class Mma> struct FlashForward {
     const u16 *q = static_cast<const u16 *>(p.q) + mask.b * p.q_strides[0] +
                    mask.h * p.q_strides[1] +
                    (mask.qStart() + mask.m0) * p.q_strides[2];
-    const u16 *k = static_cast<const u16 *>(p.k) + mask.b * p.k_strides[0] +
+    // A paged cache's first dimension is its pages (found by the table).
+    const int kvBatch = C::kPaged ? 0 : mask.b;
+    const u16 *k = static_cast<const u16 *>(p.k) + kvBatch * p.k_strides[0] +
                    hk * p.k_strides[1] +
                    (C::kTransposeK ? mask.kStart() : mask.kStart() * p.k_strides[2]);
-    const u16 *v = static_cast<const u16 *>(p.v) + mask.b * p.v_strides[0] +
+    const u16 *v = static_cast<const u16 *>(p.v) + kvBatch * p.v_strides[0] +
                    hk * p.v_strides[1] + mask.kStart() * p.v_strides[2];
+    const int *pages =
+        C::kPaged ? p.block_table + mask.b * p.table_stride : nullptr;
+    // The keys [n0, n0 + kBlockN) of K (or V) into a stage: a tile of a
+    // paged cache through the sequence's pages (one page when page_size is
+    // a multiple of the tile).
+    auto loadKeys = [&](bool isK, int stage, int n0) {
+      const u16 *rows = isK ? k : v;
+      const i64 *strides = isK ? p.k_strides : p.v_strides;
+      const int valid = mask.kvEnd - n0;
+      if (!C::kPaged) {
+        if (isK)
+          mma.loadK(stage, C::kTransposeK ? rows + n0 : rows + n0 * strides[2],
+                    strides[2], valid);
+        else
+          mma.loadV(stage, rows + n0 * strides[2], strides[2], valid);
+      } else if (p.page_size % kBlockN == 0) {
+        const int page =
+            min(max(pages[n0 / p.page_size], 0), p.num_pages - 1);
+        const u16 *base =
+            rows + page * strides[0] + (n0 % p.page_size) * strides[2];
+        if (isK)
+          mma.loadK(stage, base, strides[2], valid);
+        else
+          mma.loadV(stage, base, strides[2], valid);
+      } else {
+        const PagedRows paged{rows,         strides[0],        strides[2], pages,
+                              p.page_size, p.num_pages - 1, n0};
+        if (isK)
+          mma.loadKRows(stage, paged, valid);
+        else
+          mma.loadVRows(stage, paged, valid);
+      }
+    };
 
     // Tiles run from the last key tile to the first, so that the diagonal
     // (masked) tiles of a causal block come first.
     auto tileStart = [&](int i) { return (tileEnd - 1 - i) * kBlockN; };
     // cp.async group g: K of tile g and V of tile g - kLag (Q joins group 0).
     auto loadGroup = [&](int g) {
-      if (g < numTiles) {
-        const int n0 = tileStart(g);
-        mma.loadK(g % kStages, C::kTransposeK ? k + n0 : k + n0 * p.k_strides[2],
-                  p.k_strides[2], mask.kvEnd - n0);
-      }
-      if (g >= kLag && g - kLag < numTiles) {
-        const int n0 = tileStart(g - kLag);
-        mma.loadV((g - kLag) % kStages, v + n0 * p.v_strides[2], p.v_strides[2],
-                  mask.kvEnd - n0);
-      }
+      if (g < numTiles)
+        loadKeys(true, g % kStages, tileStart(g));
+      if (g >= kLag && g - kLag < numTiles)
+        loadKeys(false, (g - kLag) % kStages, tileStart(g - kLag));
       commitAsync();
     };
 

@@ -4,7 +4,7 @@
 // positional masks, keep).
 //
 // The configuration C supplies kCausal, kBottomRight, kWindow, kKeyPadding,
-// kKeep, kBias, kScoreMod, kVarlen, BiasElement and scoreMod().
+// kKeep, kBias, kScoreMod, kVarlen, kPaged, BiasElement and scoreMod().
 #pragma once
 #include "attn/common.cuh"
 
@@ -30,6 +30,9 @@ __device__ __forceinline__ SequenceExtent sequenceExtent(const FlashParams &p,
 }
 
 template <class C> struct Mask {
+  static_assert(!(C::kVarlen && C::kPaged),
+                "a ragged batch's keys are packed, not paged");
+
   /// Work tile (batch, query head) and its query rows [m0, qLast], counted
   /// from the sequence's first (qStart()).
   int b, h, m0, qLast;

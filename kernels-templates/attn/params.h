@@ -59,6 +59,15 @@ struct FlashParams {
   // are heads). Null otherwise.
   const float *sinks;
   int sink_strides[2];
+  // Paged K/V caches (kernels with kPaged): k and v hold num_pages pages
+  // of page_size keys (k_strides/v_strides: page, head, row); sequence b's
+  // key n is row n % page_size of page
+  // block_table[b * table_stride + n / page_size], clamped to the pages, so
+  // no table reads outside the caches. seq_kv is the pages per sequence
+  // times page_size; lengths says how many keys are valid. Null otherwise.
+  const int *block_table;
+  i64 table_stride;
+  int num_pages, page_size;
 };
 
 /// A TMA descriptor (CUDA's CUtensorMap: 128 opaque bytes, 64-byte

@@ -246,17 +246,102 @@ Result<Graph::Attention> Graph::varlen(Tensor qRef, Tensor kRef, Tensor vRef,
                 " must share tokens and heads, their heads divide q's and "
                 "k's head dim be q's " +
                 shapeText(q.shape));
+  auto type = [&](const Node &n) {
+    return tensorType(n.shape, elementTypeName(n.type));
+  };
+  return appendFlash(
+      "varlen", q, k, v, {},
+      " cu_seqlens_q(%" + cuQ.name + " : " + type(cuQ) + ") cu_seqlens_k(%" +
+          cuK.name + " : " + type(cuK) + ")",
+      {}, {q.shape[0], q.shape[1], v.shape[2]}, {q.shape[1], q.shape[0]},
+      q.shape[2], options);
+}
+
+Result<Graph::Attention> Graph::paged(Tensor qRef, Tensor kRef, Tensor vRef,
+                                      Tensor lengthsRef, Tensor tableRef,
+                                      const VarlenOptions &options) {
+  auto valid = [&](Tensor t) {
+    return t.id >= 0 && t.id < static_cast<int>(nodes_.size());
+  };
+  auto fail = [](const std::string &message) {
+    return Status(StatusCode::InvalidArgument, "paged: " + message);
+  };
+  for (Tensor t : {qRef, kRef, vRef, lengthsRef, tableRef})
+    if (!valid(t))
+      return fail("q, the caches, the lengths and the block table must be "
+                  "tensors of this graph");
+  const Node q = nodes_[qRef.id], k = nodes_[kRef.id], v = nodes_[vRef.id],
+             lengths = nodes_[lengthsRef.id], table = nodes_[tableRef.id];
+  for (const Node *n : {&q, &k, &v}) {
+    if (n->shape.size() != 4)
+      return fail("'" + n->name + "' has shape " + shapeText(n->shape) +
+                  (n == &q ? "; expected [batch, heads, seq, head_dim]"
+                           : "; expected pages [pages, heads, page_size, "
+                             "head_dim]"));
+    for (int64_t extent : n->shape)
+      if (extent < 1 || extent > 2147483647)
+        return fail("'" + n->name + "' has shape " + shapeText(n->shape) +
+                    "; extents must be between 1 and 2147483647");
+  }
+  if (table.type != DataType::I32 || table.shape.size() != 2 ||
+      table.shape[0] != q.shape[0])
+    return fail("'" + table.name + "' must be i32 [" +
+                std::to_string(q.shape[0]) + ", pages per sequence], got " +
+                elementTypeName(table.type) + " " + shapeText(table.shape));
+  if (lengths.type != DataType::I32 ||
+      lengths.shape != std::vector<int64_t>{q.shape[0]})
+    return fail("'" + lengths.name + "' must be i32 [" +
+                std::to_string(q.shape[0]) + "] (cache_seqlens), got " +
+                elementTypeName(lengths.type) + " " + shapeText(lengths.shape));
+  if (q.type != k.type || q.type != v.type ||
+      (q.type != DataType::F16 && q.type != DataType::BF16))
+    return fail("q, k and v must be all f16 or all bf16");
+  if (k.shape[0] != v.shape[0] || k.shape[1] != v.shape[1] ||
+      k.shape[2] != v.shape[2] || q.shape[1] % k.shape[1] != 0 ||
+      k.shape[3] != q.shape[3])
+    return fail("the caches " + shapeText(k.shape) + " and " +
+                shapeText(v.shape) +
+                " must share pages, heads and page size, their heads divide "
+                "q's and k's head dim be q's " +
+                shapeText(q.shape));
+  auto type = [&](const Node &n) {
+    return tensorType(n.shape, elementTypeName(n.type));
+  };
+  return appendFlash(
+      "paged", q, k, v, " lengths(%" + lengths.name + " : " + type(lengths) + ")",
+      {}, " block_table(%" + table.name + " : " + type(table) + ")",
+      {q.shape[0], q.shape[1], q.shape[2], v.shape[3]},
+      {q.shape[0], q.shape[1], q.shape[2]}, q.shape[3], options,
+      /*paged=*/true);
+}
+
+Result<Graph::Attention>
+Graph::appendFlash(const char *form, const Node &q, const Node &k,
+                   const Node &v, const std::string &beforeCaptures,
+                   const std::string &afterCaptures,
+                   const std::string &afterSinks,
+                   std::vector<int64_t> outShape, std::vector<int64_t> lseShape,
+                   int64_t headDim, const VarlenOptions &options, bool paged) {
+  auto valid = [&](Tensor t) {
+    return t.id >= 0 && t.id < static_cast<int>(nodes_.size());
+  };
+  auto fail = [&](const std::string &message) {
+    return Status(StatusCode::InvalidArgument,
+                  std::string(form) + ": " + message);
+  };
   if (!options.scoreModCaptures.empty() && options.scoreMod.empty())
     return fail("score_mod captures need a score_mod");
-
   std::vector<std::string> items;
   if (options.causal)
     items.push_back("causal");
   if (options.windowLeft >= 0 || options.windowRight >= 0)
     items.push_back("window = [" + std::to_string(options.windowLeft) + ", " +
                     std::to_string(options.windowRight) + "]");
-  if (options.bottomRight && !items.empty())
+  // A paged cache aligns to each sequence's length.
+  if ((options.bottomRight || paged) && !items.empty())
     items.push_back("bottom_right");
+  if (paged)
+    items.push_back("key_padding");
   auto type = [&](const Node &n) {
     return tensorType(n.shape, elementTypeName(n.type));
   };
@@ -270,11 +355,9 @@ Result<Graph::Attention> Graph::varlen(Tensor qRef, Tensor kRef, Tensor vRef,
     captureTypes += (i ? ", " : "") + type(n);
     captureArgs += ", %capture" + std::to_string(i) + ": " + type(n);
   }
-  float scale = options.scale.value_or(1.0f / std::sqrt(float(q.shape[2])));
+  float scale = options.scale.value_or(1.0f / std::sqrt(float(headDim)));
   char scaleText[32];
   std::snprintf(scaleText, sizeof(scaleText), "%.9g", scale);
-  std::vector<int64_t> outShape = {q.shape[0], q.shape[1], v.shape[2]};
-  std::vector<int64_t> lseShape = {q.shape[1], q.shape[0]};
   std::string o = "t" + std::to_string(counter_++);
   std::string l = options.returnLse ? "t" + std::to_string(counter_++) : "";
   std::string results = tensorType(outShape, elementTypeName(q.type));
@@ -282,23 +365,22 @@ Result<Graph::Attention> Graph::varlen(Tensor qRef, Tensor kRef, Tensor vRef,
     results += ", " + tensorType(lseShape, "f32");
   std::ostringstream os;
   os << "  %" << o << (l.empty() ? "" : ", %" + l) << " = attn.flash %"
-     << q.name << ", %" << k.name << ", %" << v.name;
+     << q.name << ", %" << k.name << ", %" << v.name << beforeCaptures;
   if (!captures.empty())
     os << " captures(" << captures << " : " << captureTypes << ")";
-  os << " cu_seqlens_q(%" << cuQ.name << " : " << type(cuQ)
-     << ") cu_seqlens_k(%" << cuK.name << " : " << type(cuK) << ")";
+  os << afterCaptures;
   if (options.sinks) {
     if (!valid(*options.sinks))
       return fail("'sinks' is not a tensor of this graph");
     const Node &n = nodes_[options.sinks->id];
-    if (n.type != DataType::F32 || n.shape != std::vector<int64_t>{q.shape[1]})
-      return fail("'" + n.name + "' must be f32 [" +
-                  std::to_string(q.shape[1]) +
+    const int64_t heads = q.shape[1];
+    if (n.type != DataType::F32 || n.shape != std::vector<int64_t>{heads})
+      return fail("'" + n.name + "' must be f32 [" + std::to_string(heads) +
                   "] (one sink logit per query head), got " +
                   elementTypeName(n.type) + " " + shapeText(n.shape));
     os << " sinks(%" << n.name << " : " << type(n) << ")";
   }
-  os << " {scale = " << scaleText << " : f32";
+  os << afterSinks << " {scale = " << scaleText << " : f32";
   if (!items.empty()) {
     os << ", mask = #attn.mask<";
     for (size_t i = 0; i < items.size(); ++i)

@@ -62,6 +62,10 @@ attn::FlashArgs toFlashArgs(const attn_flash_args *args,
   a.maxSeqlenQ = args->max_seqlen_q;
   a.maxSeqlenK = args->max_seqlen_k;
   a.sinks = args->sinks;
+  a.blockTable = args->block_table;
+  a.blockTableStride = args->block_table_stride;
+  a.numPages = args->num_pages;
+  a.pageSize = args->page_size;
   if (config) {
     a.workspace = reinterpret_cast<attn::DevicePtr>(config->workspace);
     a.workspaceBytes = config->workspace_bytes;

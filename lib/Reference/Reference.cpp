@@ -634,11 +634,11 @@ private:
     MaskEval e;
     e.kind = kind;
     if (lengths) {
-      auto it = plain.find(lengths);
-      if (it == plain.end())
+      // The caller's tensor: slices computed later read it.
+      e.lengths = arguments.lookup(lengths);
+      if (!e.lengths)
         return op->emitOpError() << "'lengths' must be a function argument for "
                                     "the reference";
-      e.lengths = &it->second;
     }
     for (auto [operand, slot] : {std::pair<Value, const Tensor4 **>{keep, &e.keep},
                                  {bias, &e.bias}}) {
@@ -792,6 +792,29 @@ private:
     return success();
   }
 
+  /// A paged cache [pages, H, page_size, D] as each sequence's keys
+  /// [B, H, pages per sequence x page_size, D], through its row of the
+  /// block table; page indices clamped to the cache, as the kernels clamp
+  /// them.
+  static Tensor4 pagedKeys(const Tensor4 &cache, const HostTensor *table) {
+    const int64_t batch = table->shape[0], perSequence = table->shape[1];
+    const int64_t pages = cache.shape[0], pageSize = cache.shape[2];
+    Tensor4 t;
+    t.shape = {batch, cache.shape[1], perSequence * pageSize, cache.shape[3]};
+    t.slice = [=](int64_t b, int64_t h) {
+      Matrix m(perSequence * pageSize, cache.shape[3]);
+      for (int64_t i = 0; i < perSequence; ++i) {
+        int64_t page = std::clamp<int64_t>(
+            int64_t(table->data[b * perSequence + i]), 0, pages - 1);
+        Matrix rows = cache.slice(page, h);
+        std::copy(rows.v.begin(), rows.v.end(),
+                  m.v.begin() + i * pageSize * m.cols);
+      }
+      return m;
+    };
+    return t;
+  }
+
   LogicalResult evaluateFlash(FlashOp flash) {
     if (flash.isVarlen())
       return evaluateVarlenFlash(flash);
@@ -799,6 +822,14 @@ private:
                        v = tensor(flash, flash.getV());
     if (failed(q) || failed(k) || failed(v))
       return failure();
+    if (Value table = flash.getBlockTable()) {
+      const HostTensor *pages = arguments.lookup(table);
+      if (!pages)
+        return flash.emitOpError()
+               << "'block_table' must be a function argument for the reference";
+      k = pagedKeys(*k, pages);
+      v = pagedKeys(*v, pages);
+    }
     std::shared_ptr<const ScoreModProgram> mod;
     if (flash.hasScoreMod()) {
       FailureOr<ScoreModProgram> program = scoreModProgram(

@@ -26,6 +26,22 @@ HostTensor randomInput(mlir::BlockArgument arg, std::mt19937_64 &rng,
     else if (flash.getCuSeqlensK() == arg)
       packedTokens = flash.getK().getType().getDimSize(0);
   });
+  // A block table: each sequence's pages drawn without repeats while the
+  // cache has pages left (a random permutation, dealt in order).
+  int64_t pages = -1;
+  func.walk([&](mlir::attn::FlashOp flash) {
+    if (flash.getBlockTable() == arg)
+      pages = flash.getK().getType().getDimSize(0);
+  });
+  if (pages > 0 && element == DataType::I32 && type.getRank() == 2) {
+    std::vector<int64_t> order(pages);
+    for (int64_t i = 0; i < pages; ++i)
+      order[i] = i;
+    std::shuffle(order.begin(), order.end(), rng);
+    for (size_t i = 0; i < t.data.size(); ++i)
+      t.data[i] = double(order[i % pages]);
+    return t;
+  }
   if (packedTokens >= 0 && element == DataType::I32 && type.getRank() == 1) {
     const int64_t sequences = type.getDimSize(0) - 1;
     std::uniform_int_distribution<int64_t> cut(0, packedTokens);
@@ -38,15 +54,23 @@ HostTensor randomInput(mlir::BlockArgument arg, std::mt19937_64 &rng,
     return t;
   }
   if (element == DataType::I32 || element == DataType::I64) {
-    // Lengths of keys: the key sequence of the attention that uses them.
+    // Lengths of keys: the key sequence of the attention that uses them
+    // (an attn.mask's scores, or an attn.flash's keys per sequence).
     int64_t maxLength = 1;
     func.walk([&](mlir::Operation *op) {
-      for (mlir::Value operand : op->getOperands())
-        if (operand == arg && op->getNumOperands() > 0)
-          if (auto scores = mlir::dyn_cast<mlir::RankedTensorType>(
-                  op->getOperand(0).getType()))
-            if (scores.getRank() == 4)
-              maxLength = std::max<int64_t>(maxLength, scores.getDimSize(3));
+      for (mlir::Value operand : op->getOperands()) {
+        if (operand != arg || op->getNumOperands() == 0)
+          continue;
+        if (auto flash = mlir::dyn_cast<mlir::attn::FlashOp>(op)) {
+          int64_t keys = flash.getKeysPerSequence();
+          if (!mlir::ShapedType::isDynamic(keys))
+            maxLength = std::max<int64_t>(maxLength, keys);
+        } else if (auto scores = mlir::dyn_cast<mlir::RankedTensorType>(
+                       op->getOperand(0).getType());
+                   scores && scores.getRank() == 4) {
+          maxLength = std::max<int64_t>(maxLength, scores.getDimSize(3));
+        }
+      }
     });
     std::uniform_int_distribution<int64_t> length(1, maxLength);
     for (double &x : t.data)

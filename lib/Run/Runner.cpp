@@ -143,6 +143,16 @@ Result<Launch> prepareFlash(mlir::attn::FlashOp flash,
   args.batch = int(q.shape[0]);
   args.seqQ = int(q.shape[2]);
   args.seqKV = int(spec.transposeK ? k.shape[3] : k.shape[2]);
+  if (mlir::Value table = flash.getBlockTable()) {
+    // A paged cache: [pages, Hkv, page_size, D]; each sequence's keys are
+    // its row of the table's pages.
+    const DeviceTensor &t = values[table];
+    args.blockTable = reinterpret_cast<const int *>(t.buffer->get());
+    args.blockTableStride = t.strides[0];
+    args.numPages = int(k.shape[0]);
+    args.pageSize = int(k.shape[2]);
+    args.seqKV = int(t.shape[1] * k.shape[2]);
+  }
   args.q = tensorArg(q);
   args.k = tensorArg(k);
   args.v = tensorArg(v);

@@ -491,6 +491,28 @@ Status Kernel::validate(const FlashArgs &a) const {
   if (!spec_.varlen && (a.cuSeqlensQ || a.cuSeqlensK))
     return invalid("'cu_seqlens_q'/'cu_seqlens_k' are set but kernel " +
                    spec_.name + " was compiled for a dense batch");
+  if (spec_.paged) {
+    if (!a.blockTable)
+      return invalid("kernel " + spec_.name +
+                     " reads a paged cache but 'block_table' is null");
+    if (a.pageSize < 1 || a.numPages < 1 || a.seqKV % a.pageSize != 0 ||
+        a.blockTableStride < a.seqKV / a.pageSize)
+      return invalid("a paged cache needs pageSize >= 1, numPages >= 1, seqKV "
+                     "a multiple of pageSize (pages per sequence x pageSize) "
+                     "and blockTableStride at least the pages per sequence; "
+                     "got pageSize " +
+                     std::to_string(a.pageSize) + ", numPages " +
+                     std::to_string(a.numPages) + ", seqKV " +
+                     std::to_string(a.seqKV) + ", blockTableStride " +
+                     std::to_string(a.blockTableStride));
+  } else if (a.blockTable) {
+    return invalid("'block_table' is set but kernel " + spec_.name +
+                   " was compiled for contiguous K/V");
+  }
+  if (const KernelVariant *variant = findKernelVariant(spec_.variant);
+      spec_.paged && variant && variant->persistent)
+    return invalid("kernel " + spec_.name + " reads a paged cache, which the " +
+                   spec_.variant + " variant does not");
   if (spec_.sinks != (a.sinks != nullptr))
     return invalid(spec_.sinks ? "the kernel has attention sinks but 'sinks' "
                                  "is null"
@@ -587,7 +609,7 @@ Status Kernel::checkPointers(const FlashArgs &a, int ordinal) const {
       {"lse", a.lse},          {"lengths", a.lengths},
       {"keep", a.keep.data},   {"bias", a.bias.data},
       {"cu_seqlens_q", a.cuSeqlensQ}, {"cu_seqlens_k", a.cuSeqlensK},
-      {"sinks", a.sinks},
+      {"sinks", a.sinks}, {"block_table", a.blockTable},
       {"tileStats", a.tileStats},
       {"workspace", reinterpret_cast<const void *>(a.workspace)}};
   for (const auto &[name, pointer] : pointers)
@@ -685,6 +707,10 @@ Status Kernel::launch(const FlashArgs &a, Stream stream, Device device) {
   p.sinks = a.sinks;
   p.sink_strides[0] = 1; // a launch head is a query head; rows are queries
   p.sink_strides[1] = 0;
+  p.block_table = a.blockTable;
+  p.table_stride = a.blockTableStride;
+  p.num_pages = a.numPages;
+  p.page_size = a.pageSize;
   if (spec_.varlen) // packed: sequences are found by offset
     p.q_strides[0] = p.k_strides[0] = p.v_strides[0] = p.o_strides[0] = 0;
   // A window wider than every query and key changes no mask; clamped, the

@@ -126,10 +126,12 @@ int64_t sm90Shared(const TileConfig &t, const OperandShape &s) {
 }
 
 /// A warpgroup's 64 x blockN S, its packed P and its 64 x headDimV O, spread
-/// over 128 threads.
+/// over 128 threads; a paged cache's page addressing costs about 24 more
+/// (ptxas 13.0: head dim 256 with a score_mod spilled at 64 x 64 without
+/// them counted).
 int64_t sm90Registers(const TileConfig &t, const OperandShape &s) {
   return t.blockN / 2 + t.blockN / 4 + s.headDimV / 2 + 40 +
-         (s.elementwise ? 16 : 0);
+         (s.elementwise ? 16 : 0) + (s.paged ? 24 : 0);
 }
 
 std::vector<TileConfig> sm90Candidates(const OperandShape &) {
@@ -168,6 +170,9 @@ std::string sm90wsOperands(const OperandShape &s) {
   if (s.varlen)
     return "a dense batch (ragged sequences at cu_seqlens offsets would need "
            "TMA boxes cut at each sequence's bounds)";
+  if (s.paged)
+    return "contiguous K/V (a paged cache's pages would need a TMA box per "
+           "page)";
   return sm90Operands(s);
 }
 

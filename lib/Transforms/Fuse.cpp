@@ -480,6 +480,7 @@ LogicalResult rewriteChain(AttentionChain &chain, IRRewriter &rewriter,
       chain.lengths, chain.keep, chain.bias,
       chain.scoreMod ? chain.scoreMod.getCaptures() : ValueRange(),
       /*cu_seqlens_q=*/Value(), /*cu_seqlens_k=*/Value(), chain.sinks,
+      /*block_table=*/Value(),
       llvm::APFloat(static_cast<float>(chain.scale)), chain.transposeK,
       chain.mask.isEmpty() ? MaskAttr() : chain.mask, ConfigAttr());
   if (chain.scoreMod) {

@@ -37,7 +37,7 @@ except ImportError:  # versions and compile errors work without torch
     torch = None
 
 __all__ = ["sdpa", "precompile", "AttnError", "softcap", "alibi", "head_bias", "kernel_info", "library",
-           "varlen"]
+           "varlen", "with_kvcache"]
 
 # The ATTN_C_ABI_VERSION (include/attn-c/attn.h) this package speaks.
 _ABI_VERSION = 2
@@ -71,6 +71,9 @@ class _FlashArgs(ctypes.Structure):
         ("cu_seqlens_q", ctypes.c_void_p), ("cu_seqlens_k", ctypes.c_void_p),
         ("max_seqlen_q", ctypes.c_int32), ("max_seqlen_k", ctypes.c_int32),
         ("sinks", ctypes.c_void_p),
+        # Paged caches (appended in ABI 2; attn.with_kvcache).
+        ("block_table", ctypes.c_void_p), ("block_table_stride", ctypes.c_int64),
+        ("num_pages", ctypes.c_int32), ("page_size", ctypes.c_int32),
     ]
 
 
@@ -622,7 +625,7 @@ def _run(query, key, value, attn_mask, lengths, dropout_p, is_causal, scale, ena
                             lse.data_ptr() if lse is not None else 0,
                             lengths.data_ptr() if lengths is not None else 0,
                             *keep, *bias, num_splits, *capture_ptrs, 0, 0, 0, 0,
-                            sinks.data_ptr() if sinks is not None else 0)
+                            sinks.data_ptr() if sinks is not None else 0, 0, 0, 0, 0)
     stream = _current_stream(dev)
     lib = _lib
     key_ = (b, sq, skv, num_splits, dev)
@@ -813,5 +816,5 @@ else:
         _current_stream = torch._C._cuda_getCurrentRawStream  # noqa: F811  (an int, without a Stream object)
     _register_op()
 
-# Serving forms (ragged batches), with flash_attn's conventions.
-from .serving import varlen  # noqa: E402
+# Serving forms (ragged batches, KV caches), with flash_attn's conventions.
+from .serving import varlen, with_kvcache  # noqa: E402

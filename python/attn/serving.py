@@ -93,7 +93,7 @@ def _varlen_mlir(dtype, hq, hkv, dqk, dv, scale, items, score_mod, return_lse, c
             f"  return {names} : {results}\n}}\n")
 
 
-def _compiled(spec, make_text, score_mod, variant, tiles, describe, device):
+def _compiled(spec, make_text, score_mod, variant, tiles, describe, device, call="attn.varlen"):
     """The kernel of `spec` (a key of attn's kernel cache), compiled from the
     MLIR make_text() writes on first use."""
     kernel = _attn._kernels.get(spec)
@@ -104,14 +104,14 @@ def _compiled(spec, make_text, score_mod, variant, tiles, describe, device):
         if kernel is not None:
             return kernel
         if _attn._capturing(device):
-            raise _error(f"({describe()}) needs a kernel compiled while a CUDA graph is being captured, where "
-                         "compiling is not allowed: run the call once before capturing")
+            raise _attn.AttnError(f"{call}({describe()}) needs a kernel compiled while a CUDA graph is being "
+                                  "captured, where compiling is not allowed: run the call once before capturing")
         text = make_text()
         handle = ctypes.c_void_p()
         lib = _attn.library()
         if lib.attn_compile(_attn._get_context(), text.encode(), variant.encode(), *tiles, ctypes.byref(handle)):
             error = _attn._compile_error(lib.attn_last_error().decode(), text, score_mod, describe())
-            raise _attn.AttnError(str(error).replace("attn.sdpa", "attn.varlen", 1))
+            raise _attn.AttnError(str(error).replace("attn.sdpa", call, 1))
         kernel = _attn._Kernel(handle)
         _attn._kernels[spec] = kernel
         return kernel
@@ -143,7 +143,7 @@ def _check_packed(name, t, device, dims=3):
         raise _error(f"{name} must be {dims}-d {layout}; got shape {tuple(t.shape)}")
 
 
-def _launch(kernel, args, device, dev, key):
+def _launch(kernel, args, device, dev, key, call="attn.varlen"):
     """Sizes the workspace once per launch shape, allocates it from torch's
     caching allocator on the current stream and launches there."""
     torch = _attn.torch
@@ -154,7 +154,7 @@ def _launch(kernel, args, device, dev, key):
         size = ctypes.c_uint64()
         if lib.attn_workspace_size(kernel.ptr, args, _attn._LAUNCH_CONFIG.pack(0, dev, stream, 0, 0),
                                    ctypes.byref(size)):
-            raise _error(lib.attn_last_error().decode())
+            raise _attn.AttnError(f"{call}: " + lib.attn_last_error().decode())
         if len(kernel.workspace) > 1024:
             kernel.workspace.clear()
         workspace_bytes = kernel.workspace[key] = size.value
@@ -162,7 +162,7 @@ def _launch(kernel, args, device, dev, key):
     config = _attn._LAUNCH_CONFIG.pack(0, dev, stream, workspace.data_ptr() if workspace is not None else 0,
                                        workspace_bytes)
     if lib.attn_launch_on(kernel.ptr, args, config):
-        raise _error(lib.attn_last_error().decode())
+        raise _attn.AttnError(f"{call}: " + lib.attn_last_error().decode())
 
 
 def varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dropout_p=0.0, scale=None,
@@ -270,8 +270,176 @@ def varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, drop
     args = _attn._FLASH_ARGS.pack(batch, tq, tk, *packed(q), *packed(k), *packed(v), *packed(out),
                                   lse.data_ptr() if lse is not None else 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                                   num_splits, *capture_ptrs, cu_q.data_ptr(), cu_k.data_ptr(),
-                                  max_seqlen_q, max_seqlen_k, sinks.data_ptr() if sinks is not None else 0)
+                                  max_seqlen_q, max_seqlen_k, sinks.data_ptr() if sinks is not None else 0,
+                                  0, 0, 0, 0)
     dev = device.index if device.index is not None else torch.cuda.current_device()
     _launch(kernel, args, device, dev, (batch, tq, tk, max_seqlen_k, num_splits, dev))
     result = (out, lse) if return_lse else out
     return (result, kernel.handle) if return_kernel else result
+
+
+def _kvcache_mlir(dtype, hq, hkv, dqk, dv, sq, scale, items, score_mod, return_lse, captures, sinks, paged):
+    """The attention of sq new queries (None: any) over a cache, as one
+    attn.flash: dense [B, Hkv, S, D] or paged [pages, Hkv, page_size, D]
+    caches (BHSD views), each sequence's length in %len."""
+    tq, tk, tv = (_type([None, hq, sq, dqk], dtype), _type([None, hkv, None, dqk], dtype),
+                  _type([None, hkv, None, dv], dtype))
+    lengths = _type([None], "i32")
+    capture_types = [_type(shape, el) for shape, el in captures]
+    args = [f"%q: {tq}", f"%k: {tk}", f"%v: {tv}", f"%len: {lengths}"]
+    args += [f"%captured{i}: {ct}" for i, ct in enumerate(capture_types)]
+    operands = f" lengths(%len : {lengths})"
+    if capture_types:
+        operands += (" captures(" + ", ".join(f"%captured{i}" for i in range(len(captures))) + " : " +
+                     ", ".join(capture_types) + ")")
+    if sinks:
+        args.append(f"%sinks: tensor<{hq}xf32>")
+        operands += f" sinks(%sinks : tensor<{hq}xf32>)"
+    if paged:
+        table = _type([None, None], "i32")
+        args.append(f"%table: {table}")
+        operands += f" block_table(%table : {table})"
+    attrs = [f"scale = {scale!r} : f32", f"mask = #attn.mask<{', '.join(items + ('key_padding',))}>"]
+    region = ""
+    if score_mod:
+        extra = "".join(f", %capture{i}: {ct}" for i, ct in enumerate(capture_types))
+        region = (" score_mod {\n" + _attn._SCORE_MOD_HEADER.format(captures=extra) + "\n    "
+                  + score_mod.replace("\n", "\n    ") + "\n  }")
+    out = _type([None, hq, sq, dv], dtype)
+    results = out + (f", {_type([None, hq, sq], 'f32')}" if return_lse else "")
+    names = "%o, %lse" if return_lse else "%o"
+    return (f"func.func @kvcache({', '.join(args)}) -> ({results}) {{\n"
+            f"  {names} = attn.flash %q, %k, %v{operands} {{{', '.join(attrs)}}}{region}"
+            f" : {tq}, {tk}, {tv} -> {results}\n"
+            f"  return {names} : {results}\n}}\n")
+
+
+def with_kvcache(q, k_cache, v_cache, cache_seqlens, block_table=None, scale=None, causal=False, window=(-1, -1),
+                 softcap=0.0, return_lse=False, *, sinks=None, score_mod=None, score_mod_captures=(), num_splits=0,
+                 variant="", block_m=0, block_n=0, num_warps=0, stages=0, return_kernel=False):
+    """flash_attn_with_kvcache on attn's kernels: Sq new queries of each
+    sequence (decode, speculative decoding, chunked prefill) against its
+    cache.
+
+    q (B, Sq, Hq, D), CUDA, float16 or bfloat16. The caches, of q's dtype on
+    its device: dense (B, S, Hkv, D) k_cache and v_cache (v's last dimension
+    Dv), or, with block_table (B, pages per sequence) int32, paged
+    (num_pages, page_size, Hkv, D): sequence b's keys are the rows of pages
+    block_table[b, 0], block_table[b, 1], ... in order (entries outside the
+    cache are clamped to it: no read outside the caches). cache_seqlens:
+    int32 (B,) on the device, or an int for every sequence: how many keys
+    each sequence has (the new tokens' included). causal and
+    window=(left, right) (-1: unbounded) align to each sequence's length:
+    query i of Sq sees keys up to cache_seqlens[b] - Sq + i. scale, softcap,
+    sinks (Hq,), score_mod and score_mod_captures as in attn.varlen.
+    return_lse also returns the logsumexp, float32 (B, Hq, Sq). num_splits:
+    the split-KV count (0: the runtime's choice). Nothing is read on the
+    host and the outputs come from torch's caching allocator: a decode step
+    with fixed shapes can be captured in a CUDA graph once it has run.
+
+    Returns out (B, Sq, Hq, Dv), or (out, lse).
+    """
+    torch = _attn.torch
+    if torch is None:
+        raise _kv_error("needs PyTorch (import torch failed)")
+    if not isinstance(q, torch.Tensor) or q.device.type != "cuda" or q.dim() != 4:
+        raise _kv_error("q must be a 4-d CUDA tensor (batch, seqlen_q, heads, head_dim)")
+    device = q.device
+    paged = block_table is not None
+    layout = "(num_pages, page_size, heads_k, head_dim)" if paged else "(batch, seqlen_k, heads_k, head_dim)"
+    for name, t in (("k_cache", k_cache), ("v_cache", v_cache)):
+        if not isinstance(t, torch.Tensor) or t.dim() != 4:
+            raise _kv_error(f"{name} must be a 4-d tensor {layout}; got "
+                            f"{tuple(t.shape) if isinstance(t, torch.Tensor) else type(t).__name__}")
+        if t.device != device:
+            raise _kv_error(f"{name} is on {t.device} but q is on {device}")
+    if not (q.dtype == k_cache.dtype == v_cache.dtype) or q.dtype not in (torch.float16, torch.bfloat16):
+        raise _kv_error(f"q and the caches must all be float16 or all bfloat16; got {q.dtype}, "
+                        f"{k_cache.dtype}, {v_cache.dtype}")
+    b, sq, hq, dqk = q.shape
+    n0, s0, hkv, kd = k_cache.shape
+    dv = v_cache.shape[3]
+    if tuple(v_cache.shape[:3]) != (n0, s0, hkv):
+        raise _kv_error(f"v_cache {tuple(v_cache.shape)} and k_cache {tuple(k_cache.shape)} must agree but in "
+                        "the head dim")
+    if kd != dqk:
+        raise _kv_error(f"k_cache's head dim {kd} differs from q's {dqk}")
+    if hq % hkv:
+        raise _kv_error(f"the caches' heads {hkv} must divide q's {hq}")
+    if min(b, sq, hq, dqk, dv, n0, s0) == 0:
+        raise _kv_error("q and the caches must not be empty")
+    if paged:
+        if not isinstance(block_table, torch.Tensor) or block_table.device != device:
+            raise _kv_error("block_table must be a tensor on q's device")
+        if block_table.dtype != torch.int32 or block_table.dim() != 2 or block_table.shape[0] != b:
+            raise _kv_error(f"block_table must be int32 ({b}, pages per sequence); got {block_table.dtype} "
+                            f"{tuple(block_table.shape)}")
+        if block_table.shape[1] == 0:
+            raise _kv_error("block_table must have at least one page per sequence")
+    elif n0 != b:
+        raise _kv_error(f"a dense k_cache has one row per sequence: {n0} for q's batch {b}")
+    if isinstance(cache_seqlens, int):
+        cache_seqlens = torch.full((b,), cache_seqlens, dtype=torch.int32, device=device)
+    if (not isinstance(cache_seqlens, torch.Tensor) or cache_seqlens.device != device
+            or cache_seqlens.dtype != torch.int32 or tuple(cache_seqlens.shape) != (b,)):
+        raise _kv_error(f"cache_seqlens must be an int or an int32 ({b},) tensor on q's device")
+    if _attn._grad_enabled() and any(t.requires_grad for t in (q, k_cache, v_cache)):
+        raise _kv_error("has no backward yet and q or a cache requires grad with autograd on: run under "
+                        "torch.no_grad() or torch.inference_mode()")
+    try:
+        items = _window_items(causal, window)
+        score_mod = _score_mod_of(softcap, score_mod)
+    except _attn.AttnError as e:
+        raise _kv_error(str(e).split(": ", 1)[1]) from None
+    captures = _attn._check_captures(score_mod, score_mod_captures, device)
+    sinks = _attn._check_sinks(sinks, hq, device, "attn.with_kvcache")
+    if scale is None:
+        scale = 1.0 / math.sqrt(dqk)
+    tiles = (block_m, block_n, num_warps, stages)
+    names = _attn._DTYPE_NAMES
+    capture_types = tuple((tuple(c.shape), names[c.dtype]) for c in captures)
+    static_sq = sq if sq <= _attn._DECODE_QUERIES else None
+    spec = ("kvcache", names[q.dtype], hq, hkv, dqk, dv, float(scale), items, score_mod, bool(return_lse),
+            paged, static_sq, variant or "", tiles, capture_types, sinks is not None)
+
+    def describe():
+        return ", ".join(f"{n} {tuple(t.shape)} {str(t.dtype).replace('torch.', '')} on {t.device}"
+                         for n, t in (("q", q), ("k_cache", k_cache), ("v_cache", v_cache)))
+
+    kernel = _compiled(spec, lambda: _kvcache_mlir(names[q.dtype], hq, hkv, dqk, dv, static_sq, float(scale), items,
+                                                   score_mod, return_lse, capture_types, sinks is not None, paged),
+                       score_mod, variant or "", tiles, describe, device, "attn.with_kvcache")
+
+    q = q if q.stride(3) == 1 else q.contiguous()
+    k_cache = k_cache if k_cache.stride(3) == 1 else k_cache.contiguous()
+    v_cache = v_cache if v_cache.stride(3) == 1 else v_cache.contiguous()
+    lengths = cache_seqlens.contiguous()
+    out = torch.empty((b, sq, hq, dv), device=device, dtype=q.dtype)
+    lse = torch.empty((b, hq, sq), device=device, dtype=torch.float32) if return_lse else None
+    captures = [c.contiguous() for c in captures]
+    capture_ptrs = [c.data_ptr() for c in captures] + [0] * (_attn._MAX_SCORE_MOD_CAPTURES - len(captures))
+
+    def bshd(t):  # (batch or page, seq, heads, dim) as BHSD strides
+        return (t.data_ptr(), t.stride(0), t.stride(2), t.stride(1), t.stride(3))
+
+    if paged:
+        pages_per_sequence = block_table.shape[1]
+        seq_kv = pages_per_sequence * s0
+        paging = (block_table.data_ptr(), block_table.stride(0), n0, s0)
+        if block_table.stride(1) != 1:
+            block_table = block_table.contiguous()
+            paging = (block_table.data_ptr(), block_table.stride(0), n0, s0)
+    else:
+        seq_kv, paging = s0, (0, 0, 0, 0)
+    args = _attn._FLASH_ARGS.pack(b, sq, seq_kv, *bshd(q), *bshd(k_cache), *bshd(v_cache), *bshd(out),
+                                  lse.data_ptr() if lse is not None else 0, lengths.data_ptr(),
+                                  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, num_splits, *capture_ptrs, 0, 0, 0, 0,
+                                  sinks.data_ptr() if sinks is not None else 0, *paging)
+    dev = device.index if device.index is not None else torch.cuda.current_device()
+    _launch(kernel, args, device, dev, (b, sq, seq_kv, num_splits, dev), "attn.with_kvcache")
+    result = (out, lse) if return_lse else out
+    return (result, kernel.handle) if return_kernel else result
+
+
+def _kv_error(message):
+    return _attn.AttnError("attn.with_kvcache: " + message)

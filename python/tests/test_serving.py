@@ -215,3 +215,91 @@ def test_sinks_errors_name_the_argument():
         attn.sdpa(q, q, q, sinks=torch.zeros(4))
     with pytest.raises(attn.AttnError, match="sinks requires grad"):
         attn.sdpa(q, q, q, sinks=torch.zeros(4, device="cuda", requires_grad=True))
+
+
+def cache_keys(k_cache, block_table, b, length):
+    """Sequence b's first `length` keys of a paged cache (num_pages,
+    page_size, H, D) through its block table row."""
+    page = k_cache.shape[1]
+    pages = block_table[b, :(length + page - 1) // page].long()
+    return k_cache[pages].reshape(-1, *k_cache.shape[2:])[:length]
+
+
+@pytest.mark.parametrize("page", [1, 16, 64, 256])
+@pytest.mark.parametrize("sq", [1, 4])
+def test_with_kvcache_paged_matches_the_gathered_keys(page, sq):
+    b, hq, hkv, d, per_sequence = 6, 32, 8, 128, 2048 // page
+    num_pages = b * per_sequence + 5
+    k_cache = torch.randn(num_pages, page, hkv, d, device="cuda", dtype=torch.bfloat16)
+    v_cache = torch.randn(num_pages, page, hkv, d, device="cuda", dtype=torch.bfloat16)
+    block_table = torch.randperm(num_pages, device="cuda")[:b * per_sequence].view(b, per_sequence).int()
+    lengths = torch.tensor([1 + 137 * i % 2048 for i in range(b)], dtype=torch.int32, device="cuda").clamp(min=sq)
+    q = torch.randn(b, sq, hq, d, device="cuda", dtype=torch.bfloat16)
+    sinks = torch.randn(hq, device="cuda")
+    for splits in (0, 1):
+        out, lse = attn.with_kvcache(q, k_cache, v_cache, lengths, block_table=block_table, causal=True,
+                                     sinks=sinks, return_lse=True, num_splits=splits)
+        assert out.shape == (b, sq, hq, d) and out.is_contiguous() and lse.shape == (b, hq, sq)
+        for i in range(b):
+            n = int(lengths[i])
+            want, want_lse = dense_reference(q[i], cache_keys(k_cache, block_table, i, n),
+                                             cache_keys(v_cache, block_table, i, n), 1 / math.sqrt(d),
+                                             causal=True, sinks=sinks)
+            got = out[i].double()
+            assert (got - want).norm().item() / want.norm().item() < 1e-2
+            assert (lse[i].double() - want_lse).abs().max().item() < 1e-2
+
+
+def test_with_kvcache_dense_cache_aligns_to_each_length():
+    b, sq, hq, hkv, d, s = 4, 3, 8, 2, 64, 500
+    q = torch.randn(b, sq, hq, d, device="cuda", dtype=torch.float16)
+    k_cache = torch.randn(b, s, hkv, d, device="cuda", dtype=torch.float16)
+    v_cache = torch.randn(b, s, hkv, d, device="cuda", dtype=torch.float16)
+    lengths = torch.tensor([3, 100, 499, 500], dtype=torch.int32, device="cuda")
+    out = attn.with_kvcache(q, k_cache, v_cache, lengths, causal=True, window=(31, 0), softcap=30.0)
+    for i in range(b):
+        n = int(lengths[i])
+        want, _ = dense_reference(q[i], k_cache[i, :n], v_cache[i, :n], 1 / math.sqrt(d), causal=True,
+                                  window=(31, 0), softcap=30.0)
+        assert (out[i].double() - want).norm().item() / want.norm().item() < 1e-2
+    # An int for every sequence.
+    same = attn.with_kvcache(q, k_cache, v_cache, 200, causal=True)
+    want, _ = dense_reference(q[0], k_cache[0, :200], v_cache[0, :200], 1 / math.sqrt(d), causal=True)
+    assert (same[0].double() - want).norm().item() / want.norm().item() < 1e-2
+
+
+def test_with_kvcache_decode_is_capturable_in_a_cuda_graph():
+    b, hq, hkv, d, page, per_sequence = 8, 32, 8, 128, 16, 32
+    k_cache = torch.randn(b * per_sequence, page, hkv, d, device="cuda", dtype=torch.bfloat16)
+    v_cache = torch.randn_like(k_cache)
+    block_table = torch.arange(b * per_sequence, device="cuda", dtype=torch.int32).view(b, per_sequence)
+    lengths = torch.full((b,), 300, dtype=torch.int32, device="cuda")
+    q = torch.randn(b, 1, hq, d, device="cuda", dtype=torch.bfloat16)
+    attn.with_kvcache(q, k_cache, v_cache, lengths, block_table=block_table, causal=True)  # compile, load
+    graph = torch.cuda.CUDAGraph()
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        with torch.cuda.graph(graph):
+            out = attn.with_kvcache(q, k_cache, v_cache, lengths, block_table=block_table, causal=True)
+    torch.cuda.current_stream().wait_stream(stream)
+    lengths.fill_(450)  # the next step: the same graph, longer caches
+    graph.replay()
+    torch.cuda.synchronize()
+    want, _ = dense_reference(q[3], cache_keys(k_cache, block_table, 3, 450),
+                              cache_keys(v_cache, block_table, 3, 450), 1 / math.sqrt(d))
+    assert (out[3].double() - want).norm().item() / want.norm().item() < 1e-2
+
+
+def test_with_kvcache_argument_errors_name_the_argument():
+    q = torch.randn(2, 1, 4, 64, device="cuda", dtype=torch.bfloat16)
+    k = torch.randn(10, 16, 4, 64, device="cuda", dtype=torch.bfloat16)
+    table = torch.zeros(2, 3, dtype=torch.int32, device="cuda")
+    with pytest.raises(attn.AttnError, match=r"block_table must be int32 \(2, pages per sequence\)"):
+        attn.with_kvcache(q, k, k, 5, block_table=table.long())
+    with pytest.raises(attn.AttnError, match="a dense k_cache has one row per sequence: 10 for q's batch 2"):
+        attn.with_kvcache(q, k, k, 5)
+    with pytest.raises(attn.AttnError, match="cache_seqlens must be an int or an int32"):
+        attn.with_kvcache(q, k, k, torch.zeros(2, device="cuda"), block_table=table)
+    with pytest.raises(attn.AttnError, match="attn.with_kvcache: window bounds"):
+        attn.with_kvcache(q, k, k, 5, block_table=table, window=(-5, 0))

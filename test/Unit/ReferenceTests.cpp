@@ -494,6 +494,44 @@ func.func @f(%q: tensor<2x1x3x8xbf16>, %k: tensor<2x1x8x8xbf16>, %v: tensor<2x1x
   EXPECT_LT(relativeError((*out)[1], (*out)[0]), 1e-12);
 }
 
+TEST_F(ReferenceTest, PagedCacheIsTheKeysItsTableGathers) {
+  // Pages of 3 keys, 4 pages per sequence; sequence 1's table has an entry
+  // past the cache (clamped to its last page, as the kernels clamp it) and
+  // one before it (clamped to page 0). The paged op equals the dense op on
+  // the keys gathered by hand.
+  auto func = parse(R"(
+func.func @f(%q: tensor<2x2x3x8xbf16>, %kc: tensor<5x1x3x8xbf16>, %vc: tensor<5x1x3x8xbf16>,
+             %len: tensor<2xi32>, %table: tensor<2x4xi32>, %k: tensor<2x1x12x8xbf16>, %v: tensor<2x1x12x8xbf16>)
+    -> (tensor<2x2x3x8xbf16>, tensor<2x2x3x8xbf16>) {
+  %p = attn.flash %q, %kc, %vc lengths(%len : tensor<2xi32>) block_table(%table : tensor<2x4xi32>)
+      {scale = 0.5 : f32, mask = #attn.mask<causal, bottom_right, key_padding>}
+    : tensor<2x2x3x8xbf16>, tensor<5x1x3x8xbf16>, tensor<5x1x3x8xbf16> -> tensor<2x2x3x8xbf16>
+  %d = attn.flash %q, %k, %v lengths(%len : tensor<2xi32>)
+      {scale = 0.5 : f32, mask = #attn.mask<causal, bottom_right, key_padding>}
+    : tensor<2x2x3x8xbf16>, tensor<2x1x12x8xbf16>, tensor<2x1x12x8xbf16> -> tensor<2x2x3x8xbf16>
+  return %p, %d : tensor<2x2x3x8xbf16>, tensor<2x2x3x8xbf16>
+})");
+  HostTensor q = random({2, 2, 3, 8}, 22), kc = random({5, 1, 3, 8}, 23),
+             vc = random({5, 1, 3, 8}, 24);
+  HostTensor len({2}), table({2, 4});
+  len.data = {7, 12};
+  table.data = {3, 0, 4, 2, 9, 1, -2, 2};
+  const int64_t pages[2][4] = {{3, 0, 4, 2}, {4, 1, 0, 2}};
+  HostTensor k({2, 1, 12, 8}), v({2, 1, 12, 8});
+  for (int64_t b = 0; b < 2; ++b)
+    for (int64_t i = 0; i < 4; ++i)
+      for (int64_t r = 0; r < 3; ++r)
+        for (int64_t c = 0; c < 8; ++c) {
+          int64_t from = (pages[b][i] * 3 + r) * 8 + c;
+          k.data[(b * 12 + i * 3 + r) * 8 + c] = kc.data[from];
+          v.data[(b * 12 + i * 3 + r) * 8 + c] = vc.data[from];
+        }
+  auto out = evaluate(func, {q, kc, vc, len, table, k, v});
+  ASSERT_TRUE(mlir::succeeded(out));
+  EXPECT_EQ(relativeError((*out)[0], (*out)[1]), 0.0);
+  EXPECT_NE((*out)[0].data[0], (*out)[0].data[8]);
+}
+
 TEST_F(ReferenceTest, RaggedOffsetsOutOfOrderAreAnError) {
   auto func = parse(R"(
 func.func @f(%q: tensor<4x1x8xbf16>, %cq: tensor<3xi32>, %ck: tensor<3xi32>) -> tensor<4x1x8xbf16> {

@@ -133,6 +133,30 @@ func.func @f(%q: tensor<100x2x16xbf16>, %k: tensor<37x2x16xbf16>,
   expectCuts((*inputs)[5], 37);
 }
 
+TEST_F(RunTest, BlockTablesDealDistinctPagesAndLengthsFitTheCache) {
+  Result<LoadedModule> loaded = loadModule(write("paged.mlir", R"(
+func.func @f(%q: tensor<3x2x1x16xbf16>, %kc: tensor<20x2x8x16xbf16>, %len: tensor<3xi32>, %t: tensor<3x5xi32>)
+    -> tensor<3x2x1x16xbf16> {
+  %o = attn.flash %q, %kc, %kc lengths(%len : tensor<3xi32>) block_table(%t : tensor<3x5xi32>)
+      {scale = 1.0 : f32, mask = #attn.mask<key_padding>}
+    : tensor<3x2x1x16xbf16>, tensor<20x2x8x16xbf16>, tensor<20x2x8x16xbf16> -> tensor<3x2x1x16xbf16>
+  return %o : tensor<3x2x1x16xbf16>
+})"));
+  ASSERT_TRUE(loaded) << loaded.status().message();
+  std::mt19937_64 rng(9);
+  auto inputs = makeInputs(loaded->func, {}, rng);
+  ASSERT_TRUE(inputs) << inputs.status().message();
+  // 15 entries of 20 pages: all distinct, all in the cache.
+  std::vector<double> pages = (*inputs)[3].data;
+  std::sort(pages.begin(), pages.end());
+  EXPECT_EQ(std::adjacent_find(pages.begin(), pages.end()), pages.end());
+  EXPECT_GE(pages.front(), 0);
+  EXPECT_LE(pages.back(), 19);
+  // cache_seqlens up to the 5 pages x 8 keys of a sequence.
+  for (double x : (*inputs)[2].data)
+    EXPECT_TRUE(x >= 1 && x <= 40) << x;
+}
+
 TEST_F(RunTest, SetInputGivesAnArgumentsValues) {
   Result<LoadedModule> loaded = loadModule(write("sdpa.mlir", kSdpa));
   ASSERT_TRUE(loaded);

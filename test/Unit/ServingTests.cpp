@@ -316,4 +316,97 @@ TEST(Sinks, TheGraphFormFusesIntoTheKernelsOperand) {
       << bad.status().message();
 }
 
+TEST(Paged, GraphWritesOneFlashOpOverThePages) {
+  Graph g;
+  auto q = g.input("q", DataType::BF16, {8, 32, 1, 128});
+  auto kc = g.input("k_cache", DataType::BF16, {600, 8, 16, 128});
+  auto vc = g.input("v_cache", DataType::BF16, {600, 8, 16, 128});
+  auto len = g.input("cache_seqlens", DataType::I32, {8});
+  auto table = g.input("block_table", DataType::I32, {8, 64});
+  auto sinks = g.input("sinks", DataType::F32, {32});
+  Graph::VarlenOptions options;
+  options.causal = true;
+  options.sinks = sinks;
+  auto out = g.paged(q, kc, vc, len, table, options);
+  ASSERT_TRUE(out.isOk()) << out.status().toString();
+  g.output(out->output);
+  auto text = g.toMLIR();
+  ASSERT_TRUE(text.isOk()) << text.status().toString();
+  EXPECT_NE(text->find("lengths(%cache_seqlens : tensor<8xi32>) sinks(%sinks : "
+                       "tensor<32xf32>) block_table(%block_table : "
+                       "tensor<8x64xi32>) {scale = 0.0883883461 : f32, mask = "
+                       "#attn.mask<causal, bottom_right, key_padding>}"),
+            std::string::npos)
+      << *text;
+  auto ctx = memoryContext();
+  auto compiled = compileGraph(*ctx, g);
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  const Kernel &kernel = *compiled->kernels[0];
+  EXPECT_TRUE(kernel.spec().paged && kernel.spec().sinks);
+  EXPECT_EQ(kernel.spec().seqKV, 64 * 16); // keys per sequence
+  EXPECT_EQ(kernel.spec().variant, "sm90");
+
+  // Launch arguments: the table, the cache's pages and page size.
+  std::vector<char> storage(1 << 16);
+  char *base = storage.data() +
+               (16 - reinterpret_cast<uintptr_t>(storage.data()) % 16) % 16;
+  int64_t qShape[4] = {8, 32, 1, 128}, kShape[4] = {600, 8, 16, 128};
+  FlashArgs a;
+  a.batch = 8;
+  a.seqQ = 1;
+  a.seqKV = 64 * 16;
+  a.q = a.o = TensorArg::contiguous(base, qShape);
+  a.k = a.v = TensorArg::contiguous(base, kShape);
+  a.lengths = a.blockTable = reinterpret_cast<const int *>(base);
+  a.sinks = reinterpret_cast<const float *>(base);
+  a.blockTableStride = 64;
+  a.numPages = 600;
+  a.pageSize = 16;
+  EXPECT_TRUE(kernel.validate(a).isOk()) << kernel.validate(a).message();
+  FlashArgs bad = a;
+  bad.blockTable = nullptr;
+  EXPECT_NE(kernel.validate(bad).message().find(
+                "reads a paged cache but 'block_table' is null"),
+            std::string::npos);
+  bad = a;
+  bad.pageSize = 24; // 1024 keys are not whole pages of 24
+  EXPECT_NE(kernel.validate(bad).message().find(
+                "seqKV a multiple of pageSize"),
+            std::string::npos);
+  bad = a;
+  bad.blockTableStride = 10;
+  EXPECT_NE(kernel.validate(bad).message().find("blockTableStride 10"),
+            std::string::npos);
+  // A dense kernel refuses a table.
+  VarlenLaunch dense(*ctx);
+  FlashArgs d = dense.args;
+  d.blockTable = reinterpret_cast<const int *>(base);
+  EXPECT_NE(dense.kernel->validate(d).message().find(
+                "was compiled for contiguous K/V"),
+            std::string::npos);
+}
+
+TEST(Paged, GraphShapeErrorsNameTheOperands) {
+  Graph g;
+  auto q = g.input("q", DataType::BF16, {8, 32, 1, 128});
+  auto kc = g.input("k_cache", DataType::BF16, {600, 8, 16, 128});
+  auto len = g.input("cache_seqlens", DataType::I32, {8});
+  auto table = g.input("block_table", DataType::I32, {4, 64});
+  auto bad = g.paged(q, kc, kc, len, table, {});
+  ASSERT_FALSE(bad.isOk());
+  EXPECT_NE(bad.status().message().find(
+                "'block_table' must be i32 [8, pages per sequence], got i32 "
+                "4x64"),
+            std::string::npos)
+      << bad.status().message();
+  auto flat = g.input("flat", DataType::BF16, {600, 16, 128});
+  bad = g.paged(q, flat, flat, len, table, {});
+  ASSERT_FALSE(bad.isOk());
+  EXPECT_NE(bad.status().message().find(
+                "'flat' has shape 600x16x128; expected pages [pages, heads, "
+                "page_size, head_dim]"),
+            std::string::npos)
+      << bad.status().message();
+}
+
 } // namespace

@@ -16,9 +16,12 @@ namespace attn::run {
 /// Seeded values for argument `arg` of `func`: normal floats rounded to
 /// their type, booleans true with probability 0.8, integers in [1, Skv]
 /// where Skv is the key length of the scores the argument is used with
-/// (lengths of keys); offsets of a ragged batch (cu_seqlens of an
-/// attn.flash) from 0 to all packed tokens at sorted random cut points, or
-/// one token per sequence where there are as many tokens as sequences.
+/// (lengths of keys; of an attn.flash, its keys per sequence); offsets of a
+/// ragged batch (cu_seqlens of an attn.flash) from 0 to all packed tokens
+/// at sorted random cut points, or one token per sequence where there are
+/// as many tokens as sequences; a block table's pages as a random
+/// permutation of the cache's pages, dealt row by row (repeating only when
+/// the table holds more entries than the cache has pages).
 HostTensor randomInput(mlir::BlockArgument arg, std::mt19937_64 &rng,
                        mlir::func::FuncOp func);
 

@@ -75,6 +75,17 @@ struct FlashArgs {
   /// Attention sinks (a kernel with KernelSpec::sinks): one f32 logit per
   /// query head, [headsQ] in device memory.
   const float *sinks = nullptr;
+  /// Paged K/V caches (a kernel with KernelSpec::paged): k and v are
+  /// caches of numPages pages of pageSize keys, [numPages, Hkv, pageSize,
+  /// D] as BHSD (a page as the batch: flash_attn's (numPages, pageSize,
+  /// Hkv, D) memory passed with its strides permuted). Sequence b's key n is
+  /// row n % pageSize of page blockTable[b * blockTableStride + n /
+  /// pageSize] (i32 in device memory, each entry clamped to the cache by
+  /// the kernel); seqKV (a multiple of pageSize: pages per sequence x
+  /// pageSize) keys at most, `lengths` (cache_seqlens) of them valid.
+  const int *blockTable = nullptr;
+  int64_t blockTableStride = 0;
+  int numPages = 0, pageSize = 0;
 };
 
 /// The operands of one graph-op kernel (the unfused path): one per input of

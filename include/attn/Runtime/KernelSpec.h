@@ -51,6 +51,9 @@ struct KernelSpec {
   bool varlen = false;
   /// Attention sinks: one f32 logit per query head (FlashArgs::sinks).
   bool sinks = false;
+  /// Paged K/V caches read through a block table (FlashArgs::blockTable);
+  /// seqKV is then the keys per sequence (pages per sequence x page size).
+  bool paged = false;
 
   // Shapes from the IR; -1 where dynamic (given at launch). A ragged
   // batch's: its sequences and the packed tokens of q and k.

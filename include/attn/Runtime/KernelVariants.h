@@ -37,6 +37,8 @@ struct OperandShape {
   bool maskOperands = false;
   /// Ragged batches: sequences at offsets (cu_seqlens) in packed tensors.
   bool varlen = false;
+  /// Paged K/V caches: keys found through a block table.
+  bool paged = false;
 };
 
 struct KernelVariant {

@@ -106,6 +106,21 @@ template <class C> struct Mma {
         sV + stage * (2 * kElemsV), v, rowStride, keysValid, kDimV);
   }
 
+  /// K and V rows of one stage at any addresses (a paged cache's
+  /// PagedRows; K untransposed); keys >= keysValid read as zero.
+  template <class RowSource>
+  __device__ __forceinline__ void loadKRows(int stage, const RowSource &rows,
+                                            int keysValid) {
+    loadTileRows<PaddedLayout<kStrideK>, kBlockN, kDimQK, kThreads>(
+        sK + stage * (2 * kElemsK), rows, keysValid, kDimQK);
+  }
+  template <class RowSource>
+  __device__ __forceinline__ void loadVRows(int stage, const RowSource &rows,
+                                            int keysValid) {
+    loadTileRows<PaddedLayout<kStrideV>, kBlockN, kDimV, kThreads>(
+        sV + stage * (2 * kElemsV), rows, keysValid, kDimV);
+  }
+
   /// mma.sync reads shared memory like ordinary loads: the barrier suffices.
   __device__ __forceinline__ void tileLanded() {}
 

@@ -60,6 +60,21 @@ template <class C> struct Mma {
         sV + stage * kBytesV, v, rowStride, keysValid, kDimV);
   }
 
+  /// K and V rows of one stage at any addresses (a paged cache's
+  /// PagedRows); keys >= keysValid read as zero.
+  template <class RowSource>
+  __device__ __forceinline__ void loadKRows(int stage, const RowSource &rows,
+                                            int keysValid) {
+    loadTileRows<Swizzle128Layout<kBlockN>, kBlockN, kDimQK, kThreads>(
+        sK + stage * kBytesK, rows, keysValid, kDimQK);
+  }
+  template <class RowSource>
+  __device__ __forceinline__ void loadVRows(int stage, const RowSource &rows,
+                                            int keysValid) {
+    loadTileRows<Swizzle128Layout<kBlockN>, kBlockN, kDimV, kThreads>(
+        sV + stage * kBytesV, rows, keysValid, kDimV);
+  }
+
   __device__ __forceinline__ void tileLanded() { fenceSharedForAsyncProxy(); }
 
   /// S = Q K^T: one 64 x kBlockN x 16 step per 16 columns of the head dim,

@@ -69,6 +69,8 @@ std::string kernelName(const ::attn::KernelSpec &spec) {
     name += "_sinks";
   if (spec.varlen)
     name += "_varlen";
+  if (spec.paged)
+    name += "_paged";
   name += "_" + spec.variant + "_" + std::to_string(spec.blockM) + "x" +
           std::to_string(spec.blockN) + "w" + std::to_string(spec.numWarps) +
           "s" + std::to_string(spec.stages);
@@ -132,6 +134,7 @@ FailureOr<::attn::KernelSpec> mlir::attn::emitFlashKernel(FlashOp op) {
   spec.headsKV = op.getHeadsKV();
   spec.varlen = op.isVarlen();
   spec.sinks = static_cast<bool>(op.getSinks());
+  spec.paged = op.isPaged();
   if (spec.headDimQK % 8 || spec.headDimV % 8 ||
       spec.headDimQK > kMaxHeadDim || spec.headDimV > kMaxHeadDim)
     return op.emitOpError() << "head dims " << spec.headDimQK << "/"
@@ -167,8 +170,8 @@ FailureOr<::attn::KernelSpec> mlir::attn::emitFlashKernel(FlashOp op) {
                    : batchType.getDimSize(0) - (spec.varlen ? 1 : 0);
   int64_t seqDim = op.getSeqDim();
   spec.seqQ = q.isDynamicDim(seqDim) ? -1 : q.getDimSize(seqDim);
-  int64_t kSeqDim = spec.transposeK ? 3 : seqDim;
-  spec.seqKV = k.isDynamicDim(kSeqDim) ? -1 : k.getDimSize(kSeqDim);
+  int64_t keys = op.getKeysPerSequence();
+  spec.seqKV = ShapedType::isDynamic(keys) ? -1 : keys;
   const ::attn::KernelVariant *variant =
       ::attn::findKernelVariant(spec.variant);
   if (!variant)
@@ -210,6 +213,7 @@ FailureOr<::attn::KernelSpec> mlir::attn::emitFlashKernel(FlashOp op) {
      << "  static constexpr bool kWriteLse = " << boolText(spec.writesLse) << ";\n"
      << "  static constexpr bool kVarlen = " << boolText(spec.varlen) << ";\n"
      << "  static constexpr bool kSinks = " << boolText(spec.sinks) << ";\n"
+     << "  static constexpr bool kPaged = " << boolText(spec.paged) << ";\n"
      << scoreModFunction
      << "};\n"
      << "using Kernel = " << variant->kernelTemplate << "<Config>;\n"

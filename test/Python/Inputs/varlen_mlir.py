@@ -30,6 +30,19 @@ for text in [serving._varlen_mlir("bf16", 64, 8, 64, 64, 0.125, serving._window_
         continue
     info = attn.kernel_info(handle)
     print(info["name"], info["variant"], info["spill_bytes"])
+# attn.with_kvcache: a dense cache and paged ones (decode, chunked prefill).
+for text in [serving._kvcache_mlir("bf16", 32, 8, 128, 128, 1, 0.088, serving._window_items(True, (-1, -1)),
+                                   None, False, (), False, False),
+             serving._kvcache_mlir("bf16", 64, 8, 64, 64, 4, 0.125, serving._window_items(True, (127, 0)),
+                                   None, True, (), True, True),
+             serving._kvcache_mlir("f16", 16, 4, 128, 128, None, 0.088, serving._window_items(True, (-1, -1)),
+                                   serving._score_mod_of(30.0, None), False, (), False, True)]:
+    handle = ctypes.c_void_p()
+    if lib.attn_compile(attn._get_context(), text.encode(), b"", 0, 0, 0, 0, ctypes.byref(handle)):
+        print("FAILED:", lib.attn_last_error().decode())
+        continue
+    info = attn.kernel_info(handle)
+    print(info["name"], info["variant"], info["spill_bytes"])
 for bad in [lambda: serving._window_items(False, (-2, 0)), lambda: serving._window_items(False, "x"),
             lambda: serving._score_mod_of(30.0, attn.alibi(4)), lambda: serving._score_mod_of(-1.0, None)]:
     try:

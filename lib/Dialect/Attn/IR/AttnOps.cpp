@@ -6,6 +6,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/STLExtras.h"
 #include <cmath>
 #include <cstdint>
@@ -379,7 +380,19 @@ MaskAttr FlashOp::getMaskOrEmpty() {
   shape.elementwise = maskOperands || hasScoreMod();
   shape.maskOperands = maskOperands;
   shape.varlen = isVarlen();
+  shape.paged = isPaged();
   return shape;
+}
+
+int64_t FlashOp::getKeysPerSequence() {
+  RankedTensorType k = getK().getType();
+  if (!isPaged())
+    return k.getDimSize(getTransposeK() ? 3 : getSeqDim());
+  int64_t pages = getBlockTable().getType().getDimSize(1),
+          pageSize = k.getDimSize(2);
+  if (ShapedType::isDynamic(pages) || ShapedType::isDynamic(pageSize))
+    return ShapedType::kDynamic;
+  return pages * pageSize;
 }
 
 /// Checks the offsets of a ragged batch: both given, rank 1, batch + 1
@@ -421,7 +434,13 @@ static LogicalResult verifyCuSeqlens(Operation *op, Value cuSeqlensQ,
 LogicalResult FlashOp::verify() {
   if (failed(verifyCuSeqlens(*this, getCuSeqlensQ(), getCuSeqlensK())))
     return failure();
-  const bool varlen = isVarlen();
+  const bool varlen = isVarlen(), paged = isPaged();
+  if (paged && varlen)
+    return emitOpError() << "'block_table' is not supported with cu_seqlens "
+                            "(a ragged batch's keys are packed, not paged)";
+  if (paged && getTransposeK())
+    return emitOpError() << "transpose_k is not supported with "
+                            "'block_table' (pages hold rows of keys)";
   RankedTensorType q = getQ().getType(), k = getK().getType(),
                    v = getV().getType();
   RankedTensorType out = getOutput().getType();
@@ -456,6 +475,7 @@ LogicalResult FlashOp::verify() {
                                    {"keep", getKeep()},
                                    {"bias", getBias()},
                                    {"sinks", getSinks()},
+                                   {"block_table", getBlockTable()},
                                    {"lse", getLse()}})))
     return failure();
   if (k.getElementType() != q.getElementType() ||
@@ -473,8 +493,9 @@ LogicalResult FlashOp::verify() {
                          << " but '" << b << "' has " << bv;
   };
   // Sequences of a ragged batch are found by offset: the packed token
-  // counts of q and k are independent.
-  if (!varlen && !extentsAgree(q.getDimSize(0), k.getDimSize(0)))
+  // counts of q and k are independent; a paged cache's first dimension
+  // counts pages.
+  if (!varlen && !paged && !extentsAgree(q.getDimSize(0), k.getDimSize(0)))
     return mismatch("batch (dimension 0)", "q", q.getDimSize(0), "k",
                     k.getDimSize(0));
   if (!varlen && !extentsAgree(k.getDimSize(0), v.getDimSize(0)))
@@ -487,11 +508,27 @@ LogicalResult FlashOp::verify() {
   const int64_t seqDim = getSeqDim(), headDimDim = getHeadDimDim();
   int64_t kSeqDim = getTransposeK() ? 3 : seqDim,
           kHeadDim = getTransposeK() ? 2 : headDimDim;
-  int64_t kvSeq = k.getDimSize(kSeqDim);
-  if (!extentsAgree(kvSeq, v.getDimSize(seqDim)))
-    return emitOpError() << "key sequence mismatch: 'k' dimension " << kSeqDim
-                         << " has " << kvSeq << " but 'v' dimension "
+  if (!extentsAgree(k.getDimSize(kSeqDim), v.getDimSize(seqDim)))
+    return emitOpError() << (paged ? "page size" : "key sequence")
+                         << " mismatch: 'k' dimension " << kSeqDim << " has "
+                         << k.getDimSize(kSeqDim) << " but 'v' dimension "
                          << seqDim << " has " << v.getDimSize(seqDim);
+  if (paged) {
+    auto table = getBlockTable().getType();
+    if (table.getRank() != 2)
+      return emitOpError() << "'block_table' must be [batch, pages per "
+                              "sequence], got shape "
+                           << shapeString(table.getShape());
+    if (!extentsAgree(table.getDimSize(0), q.getDimSize(0)))
+      return mismatch("batch", "block_table", table.getDimSize(0), "q",
+                      q.getDimSize(0));
+    if (!getMaskOrEmpty().getKeyPadding())
+      return emitOpError()
+             << "'block_table' needs the mask item key_padding with "
+                "'lengths' (each sequence's keys in the cache, flash_attn's "
+                "cache_seqlens)";
+  }
+  int64_t kvSeq = getKeysPerSequence();
   if (!extentsAgree(q.getDimSize(headDimDim), k.getDimSize(kHeadDim)))
     return emitOpError() << "head dim mismatch: 'q' dimension " << headDimDim
                          << " has " << q.getDimSize(headDimDim)
@@ -604,6 +641,35 @@ LogicalResult FlashOp::verify() {
 
 LogicalResult FlashOp::verifyRegions() {
   return verifyScoreModOps(getScoreMod());
+}
+
+namespace {
+/// One query aligned to the bottom-right has the last key as its diagonal:
+/// a causal mask keeps every key, and dropping it lets one-token decode
+/// pack the query heads of a K/V head into one block's rows.
+struct DropCausalOfOneQuery : OpRewritePattern<FlashOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(FlashOp op,
+                                PatternRewriter &rewriter) const override {
+    MaskAttr mask = op.getMaskAttr();
+    if (op.isVarlen() || !mask || !mask.getCausal() || !mask.getBottomRight() ||
+        op.getQ().getType().getDimSize(op.getSeqDim()) != 1)
+      return failure();
+    // bottom_right stays where a window still aligns to it.
+    MaskAttr rest = MaskAttr::get(
+        op.getContext(), /*causal=*/false, mask.hasWindow(),
+        mask.getWindowLeft(), mask.getWindowRight(), mask.getKeyPadding(),
+        mask.getKeep(), mask.getBias());
+    rewriter.modifyOpInPlace(
+        op, [&] { op.setMaskAttr(rest.isEmpty() ? MaskAttr() : rest); });
+    return success();
+  }
+};
+} // namespace
+
+void FlashOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                          MLIRContext *context) {
+  results.add<DropCausalOfOneQuery>(context);
 }
 
 //===----------------------------------------------------------------------===//

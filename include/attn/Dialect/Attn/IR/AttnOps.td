@@ -206,6 +206,25 @@ def Attn_FlashOp : Attn_Op<"flash", [Pure, AttrSizedOperandSegments]> {
     unwritten. Offsets are clamped to `[0, T]`; a sequence whose end is
     below its start is empty.
 
+    Paged K/V caches: with `block_table` (`[B, P_max]` i32, flash_attn's
+    block table), `k` and `v` are caches of pages, `[pages, Hkv,
+    page_size, D]` (BHSD with a page as the batch: flash_attn's
+    `(pages, page_size, Hkv, D)` memory is that with permuted strides).
+    Sequence `b`'s keys are the rows of pages `block_table[b][0]`,
+    `block_table[b][1]`, ... in order, `P_max * page_size` at most; the
+    mask's `key_padding` and `lengths` (flash_attn's `cache_seqlens`) say
+    how many, and `bottom_right` aligns to them (query `i` of `Sq` new
+    tokens sees keys up to `lengths[b] - Sq + i`). Page indices are clamped
+    to the cache, so no table reads outside it.
+
+    ```mlir
+    %o = attn.flash %q, %kc, %vc lengths(%len : tensor<8xi32>)
+        block_table(%table : tensor<8x64xi32>)
+        {scale = 0.088 : f32, mask = #attn.mask<causal, bottom_right, key_padding>}
+        : tensor<8x32x1x128xbf16>, tensor<512x8x16x128xbf16>, tensor<512x8x16x128xbf16>
+        -> tensor<8x32x1x128xbf16>
+    ```
+
     Attention sinks (gpt-oss): `sinks` holds one f32 logit per query head
     (`[Hq]`, or `[1, Hq, 1, 1]` as a graph's broadcast column has it) that
     joins each row's softmax denominator and contributes no value: a row's
@@ -246,6 +265,7 @@ def Attn_FlashOp : Attn_Op<"flash", [Pure, AttrSizedOperandSegments]> {
                        Optional<RankedTensorOf<[I32]>>:$cu_seqlens_q,
                        Optional<RankedTensorOf<[I32]>>:$cu_seqlens_k,
                        Optional<RankedTensorOf<[F32]>>:$sinks,
+                       Optional<RankedTensorOf<[I32]>>:$block_table,
                        F32Attr:$scale,
                        UnitAttr:$transpose_k,
                        OptionalAttr<Attn_MaskAttr>:$mask,
@@ -262,16 +282,24 @@ def Attn_FlashOp : Attn_Op<"flash", [Pure, AttrSizedOperandSegments]> {
     (`cu_seqlens_q` `(` $cu_seqlens_q^ `:` type($cu_seqlens_q) `)`)?
     (`cu_seqlens_k` `(` $cu_seqlens_k^ `:` type($cu_seqlens_k) `)`)?
     (`sinks` `(` $sinks^ `:` type($sinks) `)`)?
+    (`block_table` `(` $block_table^ `:` type($block_table) `)`)?
     attr-dict (`score_mod` $score_mod^)?
     `:` type($q) `,` type($k) `,` type($v) `->` type($output) (`,` type($lse)^)?
   }];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
   let extraClassDeclaration = [{
     /// The mask, or an empty one when the op has none.
     MaskAttr getMaskOrEmpty();
     bool hasScoreMod() { return !getScoreMod().empty(); }
     /// Ragged batches: q, k, v and the output packed [tokens, heads, dim].
     bool isVarlen() { return static_cast<bool>(getCuSeqlensQ()); }
+    /// Paged caches: k and v are pages, the block table maps keys to them.
+    bool isPaged() { return static_cast<bool>(getBlockTable()); }
+    /// Keys per sequence as the mask sees them: k's sequence extent, or a
+    /// paged cache's pages per sequence times the page size (dynamic if
+    /// either is).
+    int64_t getKeysPerSequence();
     /// Dimensions of q, k (untransposed), v and the output by meaning, in
     /// the dense (BHSD) or the packed (THD) form; heads are dimension 1 in
     /// both.

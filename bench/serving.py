@@ -1,0 +1,102 @@
+"""The decode table of bench/bench.py --decode / --paged: attn's decode of
+1 to 16 query tokens over KV caches, in GB/s of K/V read and % of the
+H200's 4.8 TB/s, beside PyTorch's SDPA backends.
+
+Each row is one decode step of a batch of B sequences of L cached keys:
+attn.with_kvcache with causal=True (query i of Sq sees keys up to
+L - Sq + i) on a dense cache (B, L, Hkv, D), and with --paged on the same
+bytes as a paged cache of pages of 16 and 64 keys whose block table is a
+random permutation of the pages. The SDPA backends run the same q, k, v
+without a mask (memory-bound either way; torch has no bottom-right causal
+decode mask): flash with GQA, cudnn and efficient on K/V expanded to the
+query heads where that fits in memory (the bytes counted are the cache's,
+what a kernel that reads K/V once reads). Writes bench-decode.json to
+--out.
+"""
+
+import json
+import os
+import time
+
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+import attn
+
+HBM_GBS = 4800.0
+
+
+def grid(quick):
+    """(hq, hkv, d, b, L) cases; every one runs q = 1, 2, 4, 8, 16."""
+    cases = [(32, 8, 128, b, L) for b in ((8, 64) if quick else (8, 32, 128))
+             for L in ((4096, 32768) if quick else (4096, 32768, 131072))]
+    cases += [(64, 8, 128, 32, 32768), (32, 8, 64, 32, 32768), (32, 8, 256, 32, 32768)]
+    if not quick:
+        cases += [(64, 8, 128, 8, 131072)]
+    return cases
+
+
+def run(args, bench):
+    dev = torch.device("cuda")
+    props = torch.cuda.get_device_properties(0)
+    print(f"device {props.name}, {props.multi_processor_count} SMs, torch {torch.__version__}", flush=True)
+    end = time.time() + args.budget_s
+    pages = (16, 64) if args.paged else ()
+    names = ["attn"] + [f"paged{p}" for p in pages] + ["flash", "cudnn", "efficient"]
+    print(f"\n{'decode: GB/s of K/V (% of 4.8 TB/s)':44s}" + "".join(f"{n:>14s}" for n in names), flush=True)
+    rows = []
+    free = torch.cuda.mem_get_info()[0]
+    for hq, hkv, d, b, length in grid(args.quick):
+        cache_bytes = 2 * b * length * hkv * d * 2
+        if cache_bytes > 0.45 * free:
+            print(f"hq={hq} hkv={hkv} d={d} b={b} L={length}: {cache_bytes / 1e9:.0f} GB of K/V does not fit")
+            continue
+        k_cache = torch.randn(b, length, hkv, d, device=dev, dtype=torch.bfloat16)
+        v_cache = torch.randn(b, length, hkv, d, device=dev, dtype=torch.bfloat16)
+        lengths = torch.full((b,), length, dtype=torch.int32, device=dev)
+        for sq in (1, 2, 4, 8, 16):
+            if time.time() > end:
+                print("budget reached")
+                break
+            q = torch.randn(b, sq, hq, d, device=dev, dtype=torch.bfloat16)
+            row = dict(kind="decode", b=b, hq=hq, hkv=hkv, d=d, sq=sq, L=length, gbps={}, ms={})
+
+            def time_it(name, fn):
+                try:
+                    fn()
+                    ms = bench(fn, args.iters)
+                    row["ms"][name] = ms
+                    row["gbps"][name] = cache_bytes / ms / 1e6
+                except Exception as ex:  # noqa: BLE001
+                    print(f"  {name} failed: {type(ex).__name__}: {str(ex)[:160]}")
+
+            time_it("attn", lambda: attn.with_kvcache(q, k_cache, v_cache, lengths, causal=True))
+            for page in pages:
+                # The same bytes as pages, visited in a random order.
+                k_pages = k_cache.view(-1, page, hkv, d)
+                v_pages = v_cache.view(-1, page, hkv, d)
+                table = torch.randperm(k_pages.shape[0], device=dev).int().view(b, -1)
+                time_it(f"paged{page}", lambda: attn.with_kvcache(q, k_pages, v_pages, lengths, block_table=table,
+                                                                  causal=True))
+            qt, kt, vt = q.transpose(1, 2), k_cache.transpose(1, 2), v_cache.transpose(1, 2)
+            with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
+                time_it("flash", lambda: F.scaled_dot_product_attention(qt, kt, vt, enable_gqa=True))
+            if cache_bytes * hq // hkv < 0.3 * free:
+                ke = kt.repeat_interleave(hq // hkv, dim=1)
+                ve = vt.repeat_interleave(hq // hkv, dim=1)
+                for name, backend in (("cudnn", SDPBackend.CUDNN_ATTENTION),
+                                      ("efficient", SDPBackend.EFFICIENT_ATTENTION)):
+                    with sdpa_kernel([backend]):
+                        time_it(name, lambda: F.scaled_dot_product_attention(qt, ke, ve))
+                del ke, ve
+            rows.append(row)
+            cells = "".join(f"{row['gbps'][n]:8.0f} ({100 * row['gbps'][n] / HBM_GBS:3.0f}%)" if n in row["gbps"]
+                            else f"{'-':>14s}" for n in names)
+            print(f"hq={hq:2d} hkv={hkv} d={d:3d} b={b:3d} L={length:6d} q={sq:2d}  {cells}", flush=True)
+        del k_cache, v_cache
+        torch.cuda.empty_cache()
+    os.makedirs(args.out, exist_ok=True)
+    meta = dict(device=props.name, torch=torch.__version__, date=time.strftime("%Y-%m-%d"), hbm_gbs=HBM_GBS)
+    with open(os.path.join(args.out, "bench-decode.json"), "w") as fh:
+        json.dump(dict(meta=meta, rows=rows), fh, indent=1)

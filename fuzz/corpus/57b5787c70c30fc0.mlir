@@ -1,0 +1,9 @@
+func.func @sink_with_a_value(%q: tensor<1x2x16x16xbf16>, %v: tensor<1x2x17x16xbf16>, %sinks: tensor<1x2x1x1xf32>) -> tensor<1x2x16x16xbf16> {
+  %s = attn.matmul %q, %q {transpose_rhs} : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xf32>
+  %zero = arith.constant dense<0.0> : tensor<1x2x16x1xf32>
+  %col = attn.mask %zero bias(%sinks : tensor<1x2x1x1xf32>) {kind = #attn.mask<bias>} : tensor<1x2x16x1xf32>
+  %cat = tensor.concat dim(3) %s, %col : (tensor<1x2x16x16xf32>, tensor<1x2x16x1xf32>) -> tensor<1x2x16x17xf32>
+  %p = attn.softmax %cat {dim = 3} : tensor<1x2x16x17xf32> -> tensor<1x2x16x17xbf16>
+  %o = attn.matmul %p, %v : tensor<1x2x16x17xbf16>, tensor<1x2x17x16xbf16> -> tensor<1x2x16x16xbf16>
+  return %o : tensor<1x2x16x16xbf16>
+}

@@ -1,0 +1,6 @@
+func.func @tma_variant(%q: tensor<2x4x1x64xbf16>, %kc: tensor<10x4x16x64xbf16>, %len: tensor<2xi32>, %t: tensor<2x4xi32>) -> tensor<2x4x1x64xbf16> {
+  %o = attn.flash %q, %kc, %kc lengths(%len : tensor<2xi32>) block_table(%t : tensor<2x4xi32>)
+      {scale = 1.0 : f32, mask = #attn.mask<key_padding>, config = #attn.config<variant = "sm90ws", block_m = 128, block_n = 128, num_warps = 12, stages = 2>}
+    : tensor<2x4x1x64xbf16>, tensor<10x4x16x64xbf16>, tensor<10x4x16x64xbf16> -> tensor<2x4x1x64xbf16>
+  return %o : tensor<2x4x1x64xbf16>
+}
