@@ -228,6 +228,19 @@ struct PagedRows {
   }
 };
 
+/// Packed query rows (decode with GQA, mask.cuh): row r of the tile is
+/// token (first + r) / G of query head (first + r) % G of the K/V head's
+/// group, whose head 0 token 0 is at `cache`.
+template <int G> struct PackedQueryRows {
+  const u16 *cache;
+  i64 headStride, tokenStride;
+  int first;
+  __device__ __forceinline__ const u16 *row(int r) const {
+    const int n = first + r;
+    return cache + (n % G) * headStride + (n / G) * tokenStride;
+  }
+};
+
 /// loadTile for rows at any addresses (a RowSource's row(r); its `cache`
 /// is an address copies of 0 bytes may name): the same chunks, each row's
 /// address computed once per row a thread copies, and only for rows <

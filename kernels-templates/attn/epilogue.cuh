@@ -30,9 +30,10 @@ template <class C> struct Epilogue {
   using Ops = ElementOps<typename C::Element>;
 
   /// Stores the rows of m16n8 accumulators o (m-tile mt holds rows
-  /// m0 + rowBase + 16 mt + ...) of query head h of batch b; rows past
-  /// seq_q are dropped. With several splits, the split's normalized f32
-  /// output and logsumexp go to the partial buffers for FlashCombine.
+  /// m0 + rowBase + 16 mt + ...) of launch head h of batch b (packed rows:
+  /// each row's token and query head, PackedRow); rows past seq_q are
+  /// dropped. With several splits, the split's normalized f32 output and
+  /// logsumexp go to the partial buffers for FlashCombine.
   template <int kMTiles, int kNTiles, int kOTiles>
   static __device__ __forceinline__ void
   store(const FlashParams &p, int b, int h, int m0, int rowBase, int split,
@@ -46,9 +47,7 @@ template <class C> struct Epilogue {
     const SequenceExtent e = sequenceExtent<C>(p, b);
     const int lseBatch = C::kVarlen ? 0 : b;
     u16 *out = static_cast<u16 *>(p.o) + b * p.o_strides[0] +
-               h * p.o_strides[1] + e.qStart * p.o_strides[2];
-    const i64 rowIndex0 =
-        (static_cast<i64>(lseBatch) * p.heads_q + h) * p.seq_q + e.qStart;
+               e.qStart * p.o_strides[2];
     const i64 splitRows =
         static_cast<i64>(C::kVarlen ? 1 : p.batch) * p.heads_q * p.seq_q;
 #pragma unroll
@@ -57,15 +56,21 @@ template <class C> struct Epilogue {
       for (int half = 0; half < 2; ++half) {
         const float total = softmax.rowTotal(mt, half);
         float inv = softmax.normalizer(total);
-        int row = m0 + rowBase + mt * 16 + lane / 4 + half * 8;
+        const int r = m0 + rowBase + mt * 16 + lane / 4 + half * 8;
+        const PackedRow<C> packed(r, h);
+        const int row = packed.q, head = packed.head;
         if (row >= e.seqQ)
           continue;
         float lse = softmax.logSumExp(mt, half, total);
         // A sink joins the denominator once: here, or in FlashCombine.
         if (C::kSinks && !partial)
-          addSink(p.sinks[h * p.sink_strides[0] + row * p.sink_strides[1]],
+          addSink(p.sinks[C::kPackGroup > 1
+                              ? head
+                              : h * p.sink_strides[0] + row * p.sink_strides[1]],
                   softmax.rowMax[mt][half], total, inv, lse);
-        const i64 rowIndex = rowIndex0 + row;
+        const i64 rowIndex =
+            (static_cast<i64>(lseBatch) * p.heads_q + head) * p.seq_q +
+            e.qStart + row;
         float *partialRow =
             partial ? p.partial_o + (split * splitRows + rowIndex) * C::kHeadDimV
                     : nullptr;
@@ -78,7 +83,8 @@ template <class C> struct Epilogue {
           if (partial)
             *reinterpret_cast<float2 *>(partialRow + col) = make_float2(x, y);
           else
-            *reinterpret_cast<u32 *>(out + row * p.o_strides[2] + col) =
+            *reinterpret_cast<u32 *>(out + head * p.o_strides[1] +
+                                     row * p.o_strides[2] + col) =
                 Ops::pack(x, y);
         }
         if (lane % 4 == 0) {

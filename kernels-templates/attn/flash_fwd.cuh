@@ -21,7 +21,7 @@
 //   Element (F16/BF16), BiasElement, kHeadDimQK, kHeadDimV, kBlockM, kBlockN,
 //   kNumWarps, kStages, kTransposeK, kCausal, kBottomRight, kWindow,
 //   kKeyPadding, kKeep, kBias, kScoreMod, kWriteLse, kVarlen, kSinks,
-//   kPaged, and scoreMod().
+//   kPaged, kPackGroup (packed rows, see mask.cuh), and scoreMod().
 //
 // An Mma policy provides kMTiles, kNTiles (kBlockN / 8), kOTiles, kSharedBytes,
 // kAsyncProducts (products run while other instructions issue) and,
@@ -71,7 +71,9 @@ template <class C, class Mma> struct FlashForward {
                                          p.seq_q, kBlockM))
       return;
     const Mask<C> mask(p, tile.b, tile.h, tile.mBlock * kBlockM, kBlockM);
-    const int hk = tile.h / (p.heads_q / p.heads_kv);
+    // Packed rows: the launch head is the K/V head.
+    const int hk =
+        C::kPackGroup > 1 ? tile.h : tile.h / (p.heads_q / p.heads_kv);
     int tileBegin, tileEnd;
     mask.keyTiles(p, kBlockN, tile.split, p.schedule.splits, tileBegin, tileEnd);
     const int numTiles = tileEnd - tileBegin;
@@ -79,8 +81,9 @@ template <class C, class Mma> struct FlashForward {
     // The sequence's first query and key (a ragged batch's offsets; 0
     // otherwise); a transposed k holds the keys along its last dimension.
     const u16 *q = static_cast<const u16 *>(p.q) + mask.b * p.q_strides[0] +
-                   mask.h * p.q_strides[1] +
-                   (mask.qStart() + mask.m0) * p.q_strides[2];
+                   mask.h * C::kPackGroup * p.q_strides[1] +
+                   (mask.qStart() + (C::kPackGroup > 1 ? 0 : mask.m0)) *
+                       p.q_strides[2];
     // A paged cache's first dimension is its pages (found by the table).
     const int kvBatch = C::kPaged ? 0 : mask.b;
     const u16 *k = static_cast<const u16 *>(p.k) + kvBatch * p.k_strides[0] +
@@ -134,7 +137,12 @@ template <class C, class Mma> struct FlashForward {
       commitAsync();
     };
 
-    mma.loadQ(q, p.q_strides[2], mask.seqQ(p) - mask.m0);
+    if (C::kPackGroup > 1)
+      mma.loadQRows(PackedQueryRows<C::kPackGroup>{q, p.q_strides[1],
+                                                   p.q_strides[2], mask.m0},
+                    mask.seqQ(p) * C::kPackGroup - mask.m0);
+    else
+      mma.loadQ(q, p.q_strides[2], mask.seqQ(p) - mask.m0);
 #pragma unroll
     for (int g = 0; g < kStages - 1; ++g)
       loadGroup(g);

@@ -4,7 +4,15 @@
 // positional masks, keep).
 //
 // The configuration C supplies kCausal, kBottomRight, kWindow, kKeyPadding,
-// kKeep, kBias, kScoreMod, kVarlen, kPaged, BiasElement and scoreMod().
+// kKeep, kBias, kScoreMod, kVarlen, kPaged, kPackGroup, BiasElement and
+// scoreMod().
+//
+// Packed rows (C::kPackGroup = G > 1, decode of a few tokens with GQA): a
+// launch head is a K/V head and its rows are (token, query head) pairs,
+// token-major: row r is token r / G of query head h * G + r % G, so that
+// every query head of the K/V head shares the block's K and V tiles. Masks,
+// score_mod, bias, keep and the epilogue index by the token and the query
+// head of each row (PackedRow).
 #pragma once
 #include "attn/common.cuh"
 
@@ -29,13 +37,25 @@ __device__ __forceinline__ SequenceExtent sequenceExtent(const FlashParams &p,
   return e;
 }
 
+/// The query (token) and query head of row `row` of launch head h.
+template <class C> struct PackedRow {
+  int q, head;
+  __device__ __forceinline__ PackedRow(int row, int h) {
+    q = C::kPackGroup > 1 ? row / C::kPackGroup : row;
+    head = C::kPackGroup > 1 ? h * C::kPackGroup + row % C::kPackGroup : h;
+  }
+};
+
 template <class C> struct Mask {
   static_assert(!(C::kVarlen && C::kPaged),
                 "a ragged batch's keys are packed, not paged");
+  static_assert(C::kPackGroup == 1 || !C::kVarlen,
+                "a ragged batch's rows are its sequences' queries");
 
-  /// Work tile (batch, query head) and its query rows [m0, qLast], counted
-  /// from the sequence's first (qStart()).
-  int b, h, m0, qLast;
+  /// Work tile (batch, launch head) and its first row m0; its queries
+  /// (tokens, counted from the sequence's first, qStart()) [qFirst, qLast]
+  /// (with packed rows, those of the rows' tokens).
+  int b, h, m0, qFirst, qLast;
   /// A ragged batch's sequence (dense ones read the parameters instead,
   /// which keeps the members out of registers).
   SequenceExtent sequence;
@@ -57,7 +77,10 @@ template <class C> struct Mask {
     m0 = firstRow;
     if (C::kVarlen)
       sequence = sequenceExtent<C>(p, b);
-    qLast = min(m0 + blockM, seqQ(p)) - 1;
+    // Packed rows are token-major: the block's tokens are those of its
+    // first and last rows.
+    qFirst = PackedRow<C>(m0, 0).q;
+    qLast = PackedRow<C>(min(m0 + blockM, seqQ(p) * C::kPackGroup) - 1, 0).q;
     kvEnd = seqKV(p);
     if (C::kKeyPadding)
       kvEnd = min(seqKV(p), max(p.lengths[b], 0));
@@ -94,7 +117,7 @@ template <class C> struct Mask {
       if (p.window_right >= 0)
         nEnd = min(nEnd, qLast + diagOffset + p.window_right + 1);
       if (p.window_left >= 0)
-        nBegin = max(0, m0 + diagOffset - p.window_left);
+        nBegin = max(0, qFirst + diagOffset - p.window_left);
     }
     begin = nBegin / blockN;
     end = nEnd > nBegin ? (nEnd + blockN - 1) / blockN : begin;
@@ -117,10 +140,10 @@ template <class C> struct Mask {
                                              int blockN) const {
     bool full = n0 + blockN <= kvEnd;
     if (C::kCausal)
-      full = full && n0 + blockN - 1 <= m0 + diagOffset;
+      full = full && n0 + blockN - 1 <= qFirst + diagOffset;
     if (C::kWindow) {
       if (p.window_right >= 0)
-        full = full && n0 + blockN - 1 <= m0 + diagOffset + p.window_right;
+        full = full && n0 + blockN - 1 <= qFirst + diagOffset + p.window_right;
       if (p.window_left >= 0)
         full = full && n0 >= qLast + diagOffset - p.window_left;
     }
@@ -168,7 +191,9 @@ template <class C> struct Mask {
           }
           continue;
         }
-        const int q = m0 + rowBase + mt * 16 + lane / 4 + half * 8;
+        const PackedRow<C> row(m0 + rowBase + mt * 16 + lane / 4 + half * 8,
+                               h);
+        const int q = row.q, head = row.head;
         int lo, hi;
         rowRange(p, q, lo, hi);
         const bool rowInside = q < seqQ(p);
@@ -180,15 +205,15 @@ template <class C> struct Mask {
             const bool inside = rowInside && k < seqKV(p);
             float x = s[mt][j][e] * p.scale;
             if (C::kScoreMod)
-              x = C::scoreMod(x, b, h, q, k, p.score_mod_captures);
+              x = C::scoreMod(x, b, head, q, k, p.score_mod_captures);
             if (C::kBias && inside)
               x += ElementIO<typename C::BiasElement>::load(
-                  p.bias, b * p.bias_strides[0] + h * p.bias_strides[1] +
+                  p.bias, b * p.bias_strides[0] + head * p.bias_strides[1] +
                               q * p.bias_strides[2] + k * p.bias_strides[3]);
             bool ok = k >= lo && k < hi;
             if (C::kKeep)
               ok = ok && inside &&
-                   p.keep[b * p.keep_strides[0] + h * p.keep_strides[1] +
+                   p.keep[b * p.keep_strides[0] + head * p.keep_strides[1] +
                           q * p.keep_strides[2] + k * p.keep_strides[3]] != 0;
             s[mt][j][e] = ok ? x * kLog2e : negInf();
           }

@@ -74,17 +74,24 @@ struct TileSchedule {
   }
 };
 
-/// One-token decode with GQA/MQA: the query heads of a K/V head become the
-/// rows of one block, so K and V are read once per K/V head. Only valid
-/// where no mask depends on the query's position or head (see
-/// Kernel::packsQueryHeads): the rows are then views of q and o whose row
-/// stride is the head stride.
+/// Decode with GQA/MQA: the query heads of a K/V head become the rows of one
+/// block, so K and V are read once per K/V head. A kernel with packed rows
+/// takes (token, head) pairs of a few tokens under any mask; otherwise
+/// one-token decode with no mask that depends on the query's position or
+/// head packs by strides (see Kernel::packsQueryHeads): the rows are then
+/// views of q and o whose row stride is the head stride.
 struct RowPacking {
   /// Query heads per K/V head that share a block (1: not packed).
   int group = 1;
+  /// The rows are (token, head) pairs of every query token (a kernel with
+  /// packed rows, C::kPackGroup; mask.cuh), not views of one token's heads.
+  bool tokens = false;
   ATTN_HOST_DEVICE bool packed() const { return group > 1; }
-  /// Rows per (batch, launch head): the group's heads, or the queries.
-  ATTN_HOST_DEVICE int rows(int seqQ) const { return packed() ? group : seqQ; }
+  /// Rows per (batch, launch head): the group's heads (of each token), or
+  /// the queries.
+  ATTN_HOST_DEVICE int rows(int seqQ) const {
+    return !packed() ? seqQ : tokens ? seqQ * group : group;
+  }
 };
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)

@@ -157,15 +157,22 @@ Kernel::~Kernel() {
 }
 
 bool Kernel::packsQueryHeads(int seqQ) const {
-  return spec_.kind == KernelKind::Flash && seqQ == 1 && !spec_.varlen &&
-         spec_.headsQ > spec_.headsKV && !spec_.causal && !spec_.window &&
-         !spec_.keep && !spec_.bias && !spec_.scoreMod;
+  return rowPacking(seqQ).packed();
 }
 
 RowPacking Kernel::rowPacking(int seqQ) const {
   RowPacking packing;
-  if (packsQueryHeads(seqQ))
+  if (spec_.kind != KernelKind::Flash || spec_.headsKV < 1)
+    return packing;
+  if (spec_.packGroup > 1) {
+    // Compiled for it: (token, head) rows under any mask.
+    packing.group = spec_.packGroup;
+    packing.tokens = true;
+  } else if (seqQ == 1 && !spec_.varlen && spec_.headsQ > spec_.headsKV &&
+             !spec_.causal && !spec_.window && !spec_.keep && !spec_.bias &&
+             !spec_.scoreMod) {
     packing.group = spec_.headsQ / spec_.headsKV;
+  }
   return packing;
 }
 
@@ -560,8 +567,10 @@ Status Kernel::validate(const FlashArgs &a) const {
   // The grid as the launch computes it (grid(), times the requested
   // splits), in 64 bits: CUDA allows 2^31 - 1 blocks along x and 65535
   // along y (heads) and z (batch). A larger launch would be truncated.
-  bool packedHeads = packsQueryHeads(a.seqQ);
-  int64_t rows = packedHeads ? spec_.headsQ / spec_.headsKV
+  const RowPacking packing = rowPacking(a.seqQ);
+  bool packedHeads = packing.packed();
+  int64_t rows = packedHeads ? int64_t(packing.group) *
+                                   (packing.tokens ? a.seqQ : 1)
                  : spec_.varlen
                      ? int64_t(varlenMBlocks(a.batch, a.seqQ, spec_.blockM)) *
                            spec_.blockM
@@ -746,7 +755,8 @@ Status Kernel::launch(const FlashArgs &a, Stream stream, Device device) {
   }
   // The merge reads the rows unpacked.
   FlashParams combineParams = p;
-  if (RowPacking packing = rowPacking(a.seqQ); packing.packed()) {
+  if (RowPacking packing = rowPacking(a.seqQ);
+      packing.packed() && !packing.tokens) {
     // One query per head: view q and o as [batch, headsKV, group, dim], whose
     // rows are heads (stride of a head). The logsumexp, [batch, headsQ, 1],
     // has the same layout either way.

@@ -409,4 +409,49 @@ TEST(Paged, GraphShapeErrorsNameTheOperands) {
       << bad.status().message();
 }
 
+/// Decode of `tokens` static tokens with GQA 8/2 and `mask`.
+std::string packedDecode(int tokens, const std::string &mask) {
+  std::string q = "tensor<2x8x" + std::to_string(tokens) + "x64xbf16>";
+  return "func.func @decode(%q: " + q +
+         ", %k: tensor<2x2x512x64xbf16>, %len: tensor<2xi32>) -> " + q +
+         " {\n  %o = attn.flash %q, %k, %k lengths(%len : tensor<2xi32>) "
+         "{scale = 0.125 : f32, mask = #attn.mask<" +
+         mask + ">} : " + q +
+         ", tensor<2x2x512x64xbf16>, tensor<2x2x512x64xbf16> -> " + q +
+         "\n  return %o : " + q + "\n}\n";
+}
+
+TEST(PackedRows, AFewTokensAndTheirHeadsShareABlockUnderAnyMask) {
+  // 4 tokens x 4 query heads of each K/V head: 16 rows per (batch, K/V
+  // head), one block of them, under causal masks and windows aligned to
+  // each sequence's length, which one-token views of heads could not take.
+  auto ctx = memoryContext("sm_80");
+  auto compiled = compileSource(
+      *ctx, packedDecode(4, "causal, window = [63, 0], bottom_right, key_padding"));
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  const Kernel &kernel = *compiled->kernels[0];
+  EXPECT_EQ(kernel.spec().packGroup, 4);
+  EXPECT_NE(kernel.spec().source.find("static constexpr int kPackGroup = 4;"),
+            std::string::npos);
+  ASSERT_TRUE(kernel.packsQueryHeads(4));
+  RowPacking packing = kernel.rowPacking(4);
+  EXPECT_TRUE(packing.tokens);
+  EXPECT_EQ(packing.rows(4), 16);
+  TileSchedule s = kernel.schedule(2, 4, 1);
+  EXPECT_EQ(s.heads, 2); // the K/V heads
+  EXPECT_EQ(s.mBlocks, (16 + kernel.spec().blockM - 1) / kernel.spec().blockM);
+  // The TMA kernel loads whole row ranges: no packing there.
+  auto ctx90 = memoryContext("sm_90a");
+  CompileOptions ws;
+  ws.variant = "sm90ws";
+  auto persistent = compileSource(*ctx90, packedDecode(4, "key_padding"), ws);
+  ASSERT_TRUE(persistent.isOk()) << persistent.status().toString();
+  EXPECT_EQ(persistent->kernels[0]->spec().packGroup, 1);
+  EXPECT_FALSE(persistent->kernels[0]->packsQueryHeads(4));
+  // Beyond decode lengths, rows are queries.
+  auto prefill = compileSource(*ctx, packedDecode(100, "causal, key_padding"));
+  ASSERT_TRUE(prefill.isOk()) << prefill.status().toString();
+  EXPECT_EQ(prefill->kernels[0]->spec().packGroup, 1);
+}
+
 } // namespace

@@ -125,9 +125,11 @@ public:
   /// How the launch's rows map to queries (see packsQueryHeads).
   RowPacking rowPacking(int seqQ) const;
   /// True if a launch with `seqQ` packs the query heads that share a K/V
-  /// head into the rows of one block (one-token decode with GQA/MQA and no
-  /// mask that depends on the query's position or head): K and V are then
-  /// read once per K/V head, and the tiles' rows are queries, not padding.
+  /// head into the rows of one block, so that K and V are read once per
+  /// K/V head: a kernel compiled with packed rows (KernelSpec::packGroup:
+  /// a few static tokens x the heads, under any mask), or one-token decode
+  /// with GQA/MQA and no mask that depends on the query's position or head
+  /// (rows are then the heads, by strides).
   bool packsQueryHeads(int seqQ) const;
 
   /// Split-KV heuristic: a launch of `blocks` blocks of `tilesPerBlock` key

@@ -51,6 +51,11 @@ struct KernelSpec {
   bool varlen = false;
   /// Attention sinks: one f32 logit per query head (FlashArgs::sinks).
   bool sinks = false;
+  /// Packed rows: G query heads per K/V head share a block, its rows the
+  /// (token, head) pairs of a few tokens (decode with GQA, any mask); 1:
+  /// not packed (one-token decode may still pack heads by strides,
+  /// Kernel::rowPacking).
+  int packGroup = 1;
   /// Paged K/V caches read through a block table (FlashArgs::blockTable);
   /// seqKV is then the keys per sequence (pages per sequence x page size).
   bool paged = false;

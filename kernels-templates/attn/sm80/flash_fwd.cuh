@@ -106,6 +106,15 @@ template <class C> struct Mma {
         sV + stage * (2 * kElemsV), v, rowStride, keysValid, kDimV);
   }
 
+  /// Q rows at any addresses (packed rows of decode); rows >= rowsValid
+  /// read as zero.
+  template <class RowSource>
+  __device__ __forceinline__ void loadQRows(const RowSource &rows,
+                                            int rowsValid) {
+    loadTileRows<PaddedLayout<kStrideQ>, kBlockM, kDimQK, kThreads>(
+        sQ, rows, rowsValid, kDimQK);
+  }
+
   /// K and V rows of one stage at any addresses (a paged cache's
   /// PagedRows; K untransposed); keys >= keysValid read as zero.
   template <class RowSource>

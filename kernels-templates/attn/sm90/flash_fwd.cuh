@@ -60,6 +60,15 @@ template <class C> struct Mma {
         sV + stage * kBytesV, v, rowStride, keysValid, kDimV);
   }
 
+  /// Q rows at any addresses (packed rows of decode); rows >= rowsValid
+  /// read as zero.
+  template <class RowSource>
+  __device__ __forceinline__ void loadQRows(const RowSource &rows,
+                                            int rowsValid) {
+    loadTileRows<Swizzle128Layout<kBlockM>, kBlockM, kDimQK, kThreads>(
+        sQ, rows, rowsValid, kDimQK);
+  }
+
   /// K and V rows of one stage at any addresses (a paged cache's
   /// PagedRows); keys >= keysValid read as zero.
   template <class RowSource>

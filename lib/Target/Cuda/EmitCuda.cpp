@@ -176,6 +176,10 @@ FailureOr<::attn::KernelSpec> mlir::attn::emitFlashKernel(FlashOp op) {
       ::attn::findKernelVariant(spec.variant);
   if (!variant)
     return op.emitOpError() << "has unknown kernel variant " << spec.variant;
+  // Decode with GQA: a few static tokens x the query heads of a K/V head
+  // share each block's rows.
+  spec.packGroup = static_cast<int>(packedRowGroup(
+      *variant, spec.headsQ, spec.headsKV, spec.seqQ, spec.varlen));
   spec.sharedBytes = variant->sharedBytes(
       {spec.blockM, spec.blockN, spec.numWarps, spec.stages},
       op.getOperandShape());
@@ -214,6 +218,7 @@ FailureOr<::attn::KernelSpec> mlir::attn::emitFlashKernel(FlashOp op) {
      << "  static constexpr bool kVarlen = " << boolText(spec.varlen) << ";\n"
      << "  static constexpr bool kSinks = " << boolText(spec.sinks) << ";\n"
      << "  static constexpr bool kPaged = " << boolText(spec.paged) << ";\n"
+     << "  static constexpr int kPackGroup = " << spec.packGroup << ";\n"
      << scoreModFunction
      << "};\n"
      << "using Kernel = " << variant->kernelTemplate << "<Config>;\n"

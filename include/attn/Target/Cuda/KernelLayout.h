@@ -57,6 +57,23 @@ inline int64_t registerLimit(const TileShape &t) {
   return v ? v->registerLimit(tileConfigOf(t)) : 0;
 }
 
+/// Static query lengths up to this pack the query heads of a K/V head into
+/// a block's rows with the tokens (decode, speculative decoding).
+constexpr int64_t kMaxPackedTokens = 16;
+
+/// Query heads per K/V head whose rows share a block in a kernel of
+/// `variant` (its rows are then (token, head) pairs: the emitter's
+/// kPackGroup), or 1: decode of a few static tokens with GQA/MQA, in the
+/// variants that load Q row by row (not the TMA one).
+inline int64_t packedRowGroup(const ::attn::KernelVariant &variant,
+                              int64_t headsQ, int64_t headsKV, int64_t seqQ,
+                              bool varlen) {
+  if (variant.persistent || varlen || headsKV < 1 || headsQ <= headsKV ||
+      seqQ < 1 || seqQ > kMaxPackedTokens)
+    return 1;
+  return headsQ / headsKV;
+}
+
 } // namespace mlir::attn
 
 #endif // ATTN_TARGET_CUDA_KERNELLAYOUT_H
