@@ -9,7 +9,7 @@ the best peer and to flash, and the error of attn against flash. Writes JSON
 and one PNG chart per head dim to --out (default $OUT or /tmp).
 
     PYTHONPATH=python python3 bench/bench.py [--quick] [--no-flex]
-    PYTHONPATH=python python3 bench/bench.py --decode [--paged] [--quick]
+    PYTHONPATH=python python3 bench/bench.py --decode [--paged] [--varlen] [--quick]
 """
 
 import argparse
@@ -67,10 +67,15 @@ def main():
     ap.add_argument("--decode", action="store_true",
                     help="only the decode table of KV caches (bench/serving.py): q = 1 to 16, GB/s and %% of HBM")
     ap.add_argument("--paged", action="store_true", help="the decode table with paged caches (pages of 16 and 64)")
+    ap.add_argument("--varlen", action="store_true", help="ragged prefill beside dense prefill of the same tokens")
     args = ap.parse_args()
-    if args.decode or args.paged:
+    if args.decode or args.paged or args.varlen:
         import serving
-        return serving.run(args, bench)
+        if args.varlen:
+            serving.run_varlen(args, bench)
+        if args.decode or args.paged:
+            serving.run(args, bench)
+        return
     dev = torch.device("cuda")
     props = torch.cuda.get_device_properties(0)
     print(f"device {props.name}, {props.multi_processor_count} SMs, torch {torch.__version__}, "

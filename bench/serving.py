@@ -1,6 +1,7 @@
-"""The decode table of bench/bench.py --decode / --paged: attn's decode of
+"""The serving tables of bench/bench.py: --decode / --paged, attn's decode of
 1 to 16 query tokens over KV caches, in GB/s of K/V read and % of the
-H200's 4.8 TB/s, beside PyTorch's SDPA backends.
+H200's 4.8 TB/s, beside PyTorch's SDPA backends; --varlen, ragged prefill
+beside dense prefill of the same tokens (run_varlen).
 
 Each row is one decode step of a batch of B sequences of L cached keys:
 attn.with_kvcache with causal=True (query i of Sq sees keys up to
@@ -100,3 +101,50 @@ def run(args, bench):
     meta = dict(device=props.name, torch=torch.__version__, date=time.strftime("%Y-%m-%d"), hbm_gbs=HBM_GBS)
     with open(os.path.join(args.out, "bench-decode.json"), "w") as fh:
         json.dump(dict(meta=meta, rows=rows), fh, indent=1)
+
+
+def run_varlen(args, bench):
+    """Ragged prefill beside dense prefill of the same tokens: 16384 tokens
+    as B prompts of random lengths (attn.varlen, causal, GQA 32/8, head dim
+    128) and as B prompts of equal lengths (attn.sdpa, bottom-right causal;
+    torch's flash backend beside it), in TFLOP/s of the causal work each
+    does. Writes bench-varlen.json to --out."""
+    dev = torch.device("cuda")
+    props = torch.cuda.get_device_properties(0)
+    print(f"device {props.name}, torch {torch.__version__}", flush=True)
+    gen = torch.Generator().manual_seed(0)
+    hq, hkv, d, total = 32, 8, 128, 16384
+    rows = []
+    print(f"\n{'prefill of 16384 tokens (TFLOP/s)':40s} {'varlen':>8s} {'dense':>8s} {'flash':>8s}", flush=True)
+    for b in (1, 4, 16, 64):
+        cuts = sorted(torch.randint(1, total, (b - 1,), generator=gen).tolist())
+        lengths = [e - s for s, e in zip([0] + cuts, cuts + [total])]
+        cu = torch.tensor([0] + cuts + [total], dtype=torch.int32, device=dev)
+        q = torch.randn(total, hq, d, device=dev, dtype=torch.bfloat16)
+        k = torch.randn(total, hkv, d, device=dev, dtype=torch.bfloat16)
+        v = torch.randn_like(k)
+        work = sum(2.0 * 2 * hq * n * n * d / 2 for n in lengths)  # causal
+        row = dict(kind="varlen-prefill", b=b, lengths=lengths, tflops={})
+        fn = lambda: attn.varlen(q, k, v, cu, cu, max(lengths), max(lengths), causal=True)  # noqa: E731
+        fn()
+        row["tflops"]["varlen"] = work / bench(fn, args.iters) / 1e9
+        # The same tokens as b equal prompts.
+        n = total // b
+        qd = q[:b * n].view(b, n, hq, d).transpose(1, 2)
+        kd = k[:b * n].view(b, n, hkv, d).transpose(1, 2)
+        vd = v[:b * n].view(b, n, hkv, d).transpose(1, 2)
+        dense_work = 2.0 * 2 * b * hq * n * n * d / 2
+        fn = lambda: attn.sdpa(qd, kd, vd, is_causal=True, enable_gqa=True)  # noqa: E731
+        fn()
+        row["tflops"]["dense"] = dense_work / bench(fn, args.iters) / 1e9
+        with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
+            fn = lambda: F.scaled_dot_product_attention(qd, kd, vd, is_causal=True, enable_gqa=True)  # noqa: E731
+            fn()
+            row["tflops"]["flash"] = dense_work / bench(fn, args.iters) / 1e9
+        rows.append(row)
+        print(f"b={b:3d} (longest {max(lengths):5d})                    "
+              + "".join(f"{row['tflops'][n]:8.0f} " for n in ("varlen", "dense", "flash")), flush=True)
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "bench-varlen.json"), "w") as fh:
+        json.dump(dict(meta=dict(device=props.name, torch=torch.__version__, date=time.strftime("%Y-%m-%d")),
+                       rows=rows), fh, indent=1)

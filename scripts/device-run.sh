@@ -101,7 +101,7 @@ for step in "${steps[@]}"; do
   decode)
     # The decode table of KV caches: q = 1..16, dense and paged, GB/s and %
     # of HBM beside the SDPA backends (bench/serving.py).
-    timeout ${BENCH_TIMEOUT:-500} python3 "$root/bench/bench.py" --decode --paged --out "$out" \
+    timeout ${BENCH_TIMEOUT:-500} python3 "$root/bench/bench.py" --decode --paged --varlen --out "$out" \
       --budget-s ${BUDGET_S:-420} ${BENCH_ARGS:-} 2>&1 | tee "$out/bench-decode.log"
     ;;
   serving)

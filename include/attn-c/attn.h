@@ -97,6 +97,11 @@ typedef struct attn_flash_args {
   const int32_t *block_table;
   int64_t block_table_stride;
   int32_t num_pages, page_size;
+  /* Nonzero: batch-invariant results (FlashArgs::batchInvariant): each
+   * sequence's keys split at fixed positions and always merged in order, so
+   * its output is bitwise the same whatever else is in the batch and
+   * however many splits the launch has. */
+  int32_t batch_invariant;
 } attn_flash_args;
 
 typedef struct attn_kernel_info {

@@ -105,8 +105,9 @@ template <class C> struct Mask {
   }
 
   /// The key tiles [begin, end) of blockN keys that this tile's split must
-  /// visit: those any of its rows can see, cut into `splits` equal shares
-  /// (a share may be empty; its split then writes an empty row).
+  /// visit: those any of its rows can see, cut into `splits` equal shares,
+  /// or (batch-invariant, p.split_tiles) at fixed tiles of the sequence (a
+  /// share may be empty; its split then writes an empty row).
   __device__ __forceinline__ void keyTiles(const FlashParams &p, int blockN,
                                            int split, int splits, int &begin,
                                            int &end) const {
@@ -121,7 +122,13 @@ template <class C> struct Mask {
     }
     begin = nBegin / blockN;
     end = nEnd > nBegin ? (nEnd + blockN - 1) / blockN : begin;
-    if (splits > 1) {
+    if (splits > 1 && p.split_tiles > 0) {
+      // Batch-invariant: the split's fixed tiles, intersected.
+      const int first = split * p.split_tiles;
+      const int lo = max(begin, first), hi = min(end, first + p.split_tiles);
+      begin = min(lo, end);
+      end = max(hi, begin);
+    } else if (splits > 1) {
       const int share = (end - begin + splits - 1) / splits;
       begin = min(begin + split * share, end);
       end = min(begin + share, end);

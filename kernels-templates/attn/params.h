@@ -68,6 +68,10 @@ struct FlashParams {
   const int *block_table;
   i64 table_stride;
   int num_pages, page_size;
+  // Batch-invariant splits: when > 0, split s visits the key tiles
+  // [s * split_tiles, (s + 1) * split_tiles) of its sequence (fixed key
+  // positions, whatever the launch's split count); 0: equal shares.
+  int split_tiles;
 };
 
 /// A TMA descriptor (CUDA's CUtensorMap: 128 opaque bytes, 64-byte

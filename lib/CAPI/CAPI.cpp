@@ -66,6 +66,7 @@ attn::FlashArgs toFlashArgs(const attn_flash_args *args,
   a.blockTableStride = args->block_table_stride;
   a.numPages = args->num_pages;
   a.pageSize = args->page_size;
+  a.batchInvariant = args->batch_invariant != 0;
   if (config) {
     a.workspace = reinterpret_cast<attn::DevicePtr>(config->workspace);
     a.workspaceBytes = config->workspace_bytes;

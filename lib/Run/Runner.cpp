@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace attn::run {
 
@@ -79,6 +80,7 @@ Result<Launch> prepareVarlenFlash(mlir::attn::FlashOp flash,
   args.v = packedArg(v);
   args.o = packedArg(*out);
   args.splits = options.splits;
+  args.batchInvariant = options.batchInvariant;
   args.cuSeqlensQ = reinterpret_cast<const int *>(
       values[flash.getCuSeqlensQ()].buffer->get());
   args.cuSeqlensK = reinterpret_cast<const int *>(
@@ -116,6 +118,9 @@ Result<Launch> prepareVarlenFlash(mlir::attn::FlashOp flash,
   l.grid = kernel->grid(args.batch, args.seqQ);
   l.enqueue = [kernel, args] { return kernel->launch(args); };
   l.flashArgs = args;
+  l.output = *out;
+  if (mlir::Value lse = flash.getLse())
+    l.lse = values[lse];
   return l;
 }
 
@@ -158,6 +163,7 @@ Result<Launch> prepareFlash(mlir::attn::FlashOp flash,
   args.v = tensorArg(v);
   args.o = tensorArg(*out);
   args.splits = options.splits;
+  args.batchInvariant = options.batchInvariant;
   if (mlir::Value lse = flash.getLse()) {
     std::vector<int64_t> shape = {q.shape[0], q.shape[1], q.shape[2]};
     auto buffer = allocatePoisoned(shape, DataType::F32, contiguousStrides(shape));
@@ -183,6 +189,9 @@ Result<Launch> prepareFlash(mlir::attn::FlashOp flash,
   l.grid = kernel->grid(args.batch, args.seqQ);
   l.enqueue = [kernel, args] { return kernel->launch(args); };
   l.flashArgs = args;
+  l.output = *out;
+  if (mlir::Value lse = flash.getLse())
+    l.lse = values[lse];
   return l;
 }
 
@@ -329,6 +338,74 @@ Status synchronize() {
   if (!driver)
     return driver.status();
   return (*driver)->synchronize();
+}
+
+Result<int> checkSplitInvariance(const Execution &execution) {
+  int compared = 0;
+  for (const Launch &l : execution.launches) {
+    if (!l.flashArgs || !l.output)
+      continue;
+    FlashArgs args = *l.flashArgs;
+    Result<int> splits = l.kernel->splitsFor(args);
+    if (!splits)
+      return splits.status();
+    args.splits = *splits + 3;
+    auto output = allocatePoisoned(l.output->shape, l.output->type,
+                                   l.output->strides);
+    if (!output)
+      return output.status();
+    args.o.data = reinterpret_cast<const void *>(output->buffer->get());
+    std::optional<DeviceTensor> lse;
+    if (l.lse) {
+      auto buffer =
+          allocatePoisoned(l.lse->shape, l.lse->type, l.lse->strides);
+      if (!buffer)
+        return buffer.status();
+      lse = *buffer;
+      args.lse = reinterpret_cast<float *>(lse->buffer->get());
+    }
+    Result<size_t> bytes = l.kernel->workspaceBytes(args);
+    if (!bytes)
+      return bytes.status();
+    std::optional<DeviceBuffer> workspace;
+    if (*bytes) {
+      Result<DeviceBuffer> allocated = DeviceBuffer::allocate(*bytes);
+      if (!allocated)
+        return allocated.status();
+      workspace = std::move(*allocated);
+      args.workspace = workspace->get();
+      args.workspaceBytes = workspace->size();
+    }
+    if (Status s = l.kernel->launch(args); !s)
+      return s;
+    if (Status s = synchronize(); !s)
+      return s;
+    // Bitwise: every value the same, rows neither run wrote (NaN) alike.
+    auto same = [](const DeviceTensor &a, const DeviceTensor &b) -> Result<bool> {
+      auto x = download(a), y = download(b);
+      if (!x)
+        return x.status();
+      if (!y)
+        return y.status();
+      for (size_t i = 0; i < x->data.size(); ++i)
+        if (!(x->data[i] == y->data[i] ||
+              (std::isnan(x->data[i]) && std::isnan(y->data[i]))))
+          return false;
+      return true;
+    };
+    Result<bool> equal = same(*l.output, *output);
+    if (equal && *equal && l.lse)
+      equal = same(*l.lse, *lse);
+    if (!equal)
+      return equal.status();
+    if (!*equal)
+      return Status(StatusCode::InvalidArgument,
+                    "kernel " + l.kernel->spec().name + " gave other bits with " +
+                        std::to_string(args.splits) + " splits than with " +
+                        std::to_string(*splits));
+    ++compared;
+  }
+  return compared;
 }
 
 Result<std::vector<HostTensor>> downloadResults(const Execution &execution) {

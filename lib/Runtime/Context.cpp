@@ -325,7 +325,24 @@ int Kernel::chooseSplits(long long blocks, int tilesPerBlock,
   return 1;
 }
 
+/// Key tiles of one batch-invariant split of `spec`'s kernel.
+static int invariantSplitTiles(const KernelSpec &spec) {
+  return (Kernel::kInvariantSplitKeys + spec.blockN - 1) / spec.blockN;
+}
+
+/// The splits of a batch-invariant launch: enough for seqKV keys at the
+/// fixed positions, at least two (every sequence goes through the merge),
+/// more if asked for.
+static int invariantSplits(const KernelSpec &spec, const FlashArgs &a) {
+  const int64_t keysPerSplit = int64_t(invariantSplitTiles(spec)) * spec.blockN;
+  const int64_t needed = (int64_t(a.seqKV) + keysPerSplit - 1) / keysPerSplit;
+  return static_cast<int>(std::min<int64_t>(
+      std::max<int64_t>({2, needed, a.splits}), Kernel::kMaxInvariantSplits));
+}
+
 Result<int> Kernel::splitsIn(Loaded &loaded, const FlashArgs &a) const {
+  if (a.batchInvariant)
+    return invariantSplits(spec_, a);
   if (a.splits > 0)
     return std::min(a.splits, kMaxSplits);
   // A few hundred instructions: cheaper than a lock around a memo.
@@ -355,6 +372,8 @@ static size_t splitWorkspaceBytes(const KernelSpec &spec, const FlashArgs &a,
 }
 
 Result<int> Kernel::splitsFor(const FlashArgs &a, Device device) {
+  if (a.batchInvariant)
+    return invariantSplits(spec_, a);
   if (a.splits > 0)
     return std::min(a.splits, kMaxSplits);
   Result<Driver *> driver = Driver::get();
@@ -550,6 +569,10 @@ Status Kernel::validate(const FlashArgs &a) const {
                      " is set but the score_mod reads " +
                      std::to_string(spec_.scoreModCaptures));
   }
+  if (a.batchInvariant && a.splits > kMaxInvariantSplits)
+    return invalid("a batch-invariant launch takes at most " +
+                   std::to_string(kMaxInvariantSplits) + " splits, got " +
+                   std::to_string(a.splits));
   if (a.splits < 0)
     return invalid("splits must be 0 (the heuristic's), 1 or more; got " +
                    std::to_string(a.splits));
@@ -576,7 +599,8 @@ Status Kernel::validate(const FlashArgs &a) const {
                            spec_.blockM
                      : a.seqQ;
   int64_t gridX = (rows + spec_.blockM - 1) / spec_.blockM *
-                  std::min(std::max(a.splits, 1), kMaxSplits);
+                  (a.batchInvariant ? invariantSplits(spec_, a)
+                                    : std::min(std::max(a.splits, 1), kMaxSplits));
   int64_t gridY = packedHeads ? spec_.headsKV : spec_.headsQ,
           gridZ = spec_.varlen ? 1 : a.batch;
   if (gridX > 2147483647 || gridY > 65535 || gridZ > 65535)
@@ -733,6 +757,7 @@ Status Kernel::launch(const FlashArgs &a, Stream stream, Device device) {
   if (!splits)
     return splits.status();
   p.schedule = schedule(a.batch, a.seqQ, *splits);
+  p.split_tiles = a.batchInvariant ? invariantSplitTiles(spec_) : 0;
   // One block per work tile; CUDA's grid takes at most 2^31 - 1 along x.
   if (p.schedule.numTiles() > 0x7fffffffLL)
     return invalid("the launch has " + std::to_string(p.schedule.numTiles()) +

@@ -74,6 +74,7 @@ class _FlashArgs(ctypes.Structure):
         # Paged caches (appended in ABI 2; attn.with_kvcache).
         ("block_table", ctypes.c_void_p), ("block_table_stride", ctypes.c_int64),
         ("num_pages", ctypes.c_int32), ("page_size", ctypes.c_int32),
+        ("batch_invariant", ctypes.c_int32),
     ]
 
 
@@ -585,7 +586,7 @@ def _current_stream(device_index):
 
 
 def _run(query, key, value, attn_mask, lengths, dropout_p, is_causal, scale, enable_gqa, window, bottom_right,
-         score_mod, return_lse, variant, tiles, num_splits, captures=(), sinks=None):
+         score_mod, return_lse, variant, tiles, num_splits, captures=(), sinks=None, batch_invariant=False):
     """Checks, finds (or compiles) the kernel, allocates the outputs and any
     workspace with torch's caching allocator on the current stream, and
     launches there. Returns (out, lse or None, kernel)."""
@@ -625,10 +626,10 @@ def _run(query, key, value, attn_mask, lengths, dropout_p, is_causal, scale, ena
                             lse.data_ptr() if lse is not None else 0,
                             lengths.data_ptr() if lengths is not None else 0,
                             *keep, *bias, num_splits, *capture_ptrs, 0, 0, 0, 0,
-                            sinks.data_ptr() if sinks is not None else 0, 0, 0, 0, 0)
+                            sinks.data_ptr() if sinks is not None else 0, 0, 0, 0, 0, int(bool(batch_invariant)))
     stream = _current_stream(dev)
     lib = _lib
-    key_ = (b, sq, skv, num_splits, dev)
+    key_ = (b, sq, skv, num_splits, dev, bool(batch_invariant))
     workspace_bytes = kernel.workspace.get(key_)
     if workspace_bytes is None:
         size = ctypes.c_uint64()
@@ -667,7 +668,7 @@ def _direct_call(query):
 def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
          enable_gqa=False, *, window=None, bottom_right=False, lengths=None, score_mod=None,
          score_mod_captures=(), return_lse=False, variant="", block_m=0, block_n=0, num_warps=0, stages=0, num_splits=0,
-         return_kernel=False, sinks=None):
+         return_kernel=False, sinks=None, batch_invariant=False):
     """torch.nn.functional.scaled_dot_product_attention on attn's kernels.
 
     query (B, Hq, L, E), key (B, Hkv, S, E), value (B, Hkv, S, Ev), CUDA, f16
@@ -682,7 +683,10 @@ def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scal
     tensor.extract, like FlexAttention's captured buffers; see head_bias),
     return_lse for the natural-log logsumexp (B, Hq, L) in f32, sinks (Hq,)
     for attention sinks (gpt-oss: one logit per query head that joins every
-    row's softmax denominator and adds no value). variant
+    row's softmax denominator and adds no value), batch_invariant for
+    results that are bitwise the same whatever else is in the batch and
+    however many splits the launch has (keys split at fixed positions and
+    always merged in order; RL rollouts, serving parity). variant
     ("sm80", "sm90", "sm90ws") and the tile sizes override the cost model; num_splits the split-KV count
     (0: the runtime's choice, 1: no split). Kernels are compiled once per
     specialization (dtypes, heads, head dims, masks, score_mod, options) for
@@ -699,7 +703,7 @@ def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scal
             _refuse_grad(query, key, value, attn_mask)
         out, lse, kernel = _run(query, key, value, attn_mask, lengths, dropout_p, is_causal, scale, enable_gqa,
                                 window, bottom_right, score_mod, return_lse, variant, tiles, num_splits,
-                                score_mod_captures, sinks)
+                                score_mod_captures, sinks, batch_invariant)
         result = (out, lse) if return_lse else out
         return (result, kernel.handle) if return_kernel else result
     if return_kernel:
@@ -709,7 +713,7 @@ def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scal
                                    window=None if window is None else [window[0], window[1]],
                                    bottom_right=bottom_right, score_mod=score_mod, return_lse=return_lse,
                                    variant=variant, block_m=block_m, block_n=block_n, num_warps=num_warps,
-                                   stages=stages, num_splits=num_splits)
+                                   stages=stages, num_splits=num_splits, batch_invariant=batch_invariant)
     return (out, lse) if return_lse else out
 
 
@@ -746,15 +750,16 @@ _SCHEMA = ("sdpa(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None,
            "Tensor[]? score_mod_captures=None, Tensor? sinks=None, *, "
            "int[]? window=None, bool bottom_right=False, str? score_mod=None, bool return_lse=False, "
            "str variant=\"\", int block_m=0, int block_n=0, int num_warps=0, int stages=0, "
-           "int num_splits=0) -> (Tensor, Tensor)")
+           "int num_splits=0, bool batch_invariant=False) -> (Tensor, Tensor)")
 
 
 def _op_impl(query, key, value, attn_mask=None, lengths=None, dropout_p=0.0, is_causal=False, scale=None,
              enable_gqa=False, score_mod_captures=None, sinks=None, *, window=None, bottom_right=False, score_mod=None,
-             return_lse=False, variant="", block_m=0, block_n=0, num_warps=0, stages=0, num_splits=0):
+             return_lse=False, variant="", block_m=0, block_n=0, num_warps=0, stages=0, num_splits=0,
+             batch_invariant=False):
     out, lse, _ = _run(query, key, value, attn_mask, lengths, dropout_p, is_causal, scale, enable_gqa, window,
                        bottom_right, score_mod, return_lse, variant, (block_m, block_n, num_warps, stages),
-                       num_splits, score_mod_captures, sinks)
+                       num_splits, score_mod_captures, sinks, batch_invariant)
     if lse is None:
         lse = torch.empty((0,), device=query.device, dtype=torch.float32)
     return out, lse
@@ -762,7 +767,8 @@ def _op_impl(query, key, value, attn_mask=None, lengths=None, dropout_p=0.0, is_
 
 def _op_fake(query, key, value, attn_mask=None, lengths=None, dropout_p=0.0, is_causal=False, scale=None,
              enable_gqa=False, score_mod_captures=None, sinks=None, *, window=None, bottom_right=False, score_mod=None,
-             return_lse=False, variant="", block_m=0, block_n=0, num_warps=0, stages=0, num_splits=0):
+             return_lse=False, variant="", block_m=0, block_n=0, num_warps=0, stages=0, num_splits=0,
+             batch_invariant=False):
     b, hq, sq, dqk, hkv, skv, dv, _ = _check_args(query, key, value, attn_mask, lengths, dropout_p, enable_gqa)
     _check_captures(score_mod, score_mod_captures, query.device)
     if sinks is not None and (sinks.dim() != 1 or sinks.numel() != hq):

@@ -168,7 +168,7 @@ def _launch(kernel, args, device, dev, key, call="attn.varlen"):
 def varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dropout_p=0.0, scale=None,
            causal=False, window=(-1, -1), softcap=0.0, return_lse=False, *, score_mod=None,
            score_mod_captures=(), sinks=None, variant="", block_m=0, block_n=0, num_warps=0, stages=0,
-           num_splits=0, return_kernel=False):
+           num_splits=0, batch_invariant=False, return_kernel=False):
     """flash_attn_varlen_func on attn's kernels: attention over a ragged batch.
 
     q (total_q, Hq, D), k (total_k, Hkv, D), v (total_k, Hkv, Dv): CUDA,
@@ -191,7 +191,9 @@ def varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, drop
     one logit per query head in every row's denominator (gpt-oss).
     return_lse also returns the
     natural-log logsumexp, float32 (Hq, total_q). variant, the tile sizes
-    and num_splits override the cost model and the split heuristic.
+    and num_splits override the cost model and the split heuristic;
+    batch_invariant as in attn.sdpa (a sequence's output is bitwise the
+    same whatever else is in the batch).
 
     Returns out (total_q, Hq, Dv), or (out, lse); with return_kernel, also
     the kernel's handle (for attn.kernel_info).
@@ -271,9 +273,9 @@ def varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, drop
                                   lse.data_ptr() if lse is not None else 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                                   num_splits, *capture_ptrs, cu_q.data_ptr(), cu_k.data_ptr(),
                                   max_seqlen_q, max_seqlen_k, sinks.data_ptr() if sinks is not None else 0,
-                                  0, 0, 0, 0)
+                                  0, 0, 0, 0, int(bool(batch_invariant)))
     dev = device.index if device.index is not None else torch.cuda.current_device()
-    _launch(kernel, args, device, dev, (batch, tq, tk, max_seqlen_k, num_splits, dev))
+    _launch(kernel, args, device, dev, (batch, tq, tk, max_seqlen_k, num_splits, dev, bool(batch_invariant)))
     result = (out, lse) if return_lse else out
     return (result, kernel.handle) if return_kernel else result
 
@@ -316,7 +318,8 @@ def _kvcache_mlir(dtype, hq, hkv, dqk, dv, sq, scale, items, score_mod, return_l
 
 def with_kvcache(q, k_cache, v_cache, cache_seqlens, block_table=None, scale=None, causal=False, window=(-1, -1),
                  softcap=0.0, return_lse=False, *, sinks=None, score_mod=None, score_mod_captures=(), num_splits=0,
-                 variant="", block_m=0, block_n=0, num_warps=0, stages=0, return_kernel=False):
+                 batch_invariant=False, variant="", block_m=0, block_n=0, num_warps=0, stages=0,
+                 return_kernel=False):
     """flash_attn_with_kvcache on attn's kernels: Sq new queries of each
     sequence (decode, speculative decoding, chunked prefill) against its
     cache.
@@ -333,7 +336,8 @@ def with_kvcache(q, k_cache, v_cache, cache_seqlens, block_table=None, scale=Non
     query i of Sq sees keys up to cache_seqlens[b] - Sq + i. scale, softcap,
     sinks (Hq,), score_mod and score_mod_captures as in attn.varlen.
     return_lse also returns the logsumexp, float32 (B, Hq, Sq). num_splits:
-    the split-KV count (0: the runtime's choice). Nothing is read on the
+    the split-KV count (0: the runtime's choice); batch_invariant as in
+    attn.sdpa. Nothing is read on the
     host and the outputs come from torch's caching allocator: a decode step
     with fixed shapes can be captured in a CUDA graph once it has run.
 
@@ -434,9 +438,11 @@ def with_kvcache(q, k_cache, v_cache, cache_seqlens, block_table=None, scale=Non
     args = _attn._FLASH_ARGS.pack(b, sq, seq_kv, *bshd(q), *bshd(k_cache), *bshd(v_cache), *bshd(out),
                                   lse.data_ptr() if lse is not None else 0, lengths.data_ptr(),
                                   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, num_splits, *capture_ptrs, 0, 0, 0, 0,
-                                  sinks.data_ptr() if sinks is not None else 0, *paging)
+                                  sinks.data_ptr() if sinks is not None else 0, *paging,
+                                  int(bool(batch_invariant)))
     dev = device.index if device.index is not None else torch.cuda.current_device()
-    _launch(kernel, args, device, dev, (b, sq, seq_kv, num_splits, dev), "attn.with_kvcache")
+    _launch(kernel, args, device, dev, (b, sq, seq_kv, num_splits, dev, bool(batch_invariant)),
+            "attn.with_kvcache")
     result = (out, lse) if return_lse else out
     return (result, kernel.handle) if return_kernel else result
 

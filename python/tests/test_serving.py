@@ -303,3 +303,54 @@ def test_with_kvcache_argument_errors_name_the_argument():
         attn.with_kvcache(q, k, k, torch.zeros(2, device="cuda"), block_table=table)
     with pytest.raises(attn.AttnError, match="attn.with_kvcache: window bounds"):
         attn.with_kvcache(q, k, k, 5, block_table=table, window=(-5, 0))
+
+
+def test_batch_invariant_decode_is_bitwise_the_same_in_any_batch():
+    # One sequence decoded alone and inside batches of other lengths, with
+    # any split count: the same bits with batch_invariant (keys split at
+    # fixed positions, always merged in order).
+    hq, hkv, d, page, sq = 32, 8, 128, 16, 2
+    torch.manual_seed(0)
+    q1 = torch.randn(1, sq, hq, d, device="cuda", dtype=torch.bfloat16)
+    keys = 5000
+    k1 = torch.randn(1, 6016, hkv, d, device="cuda", dtype=torch.bfloat16)
+    v1 = torch.randn_like(k1)
+    sinks = torch.randn(hq, device="cuda")
+    alone = attn.with_kvcache(q1, k1, v1, keys, causal=True, sinks=sinks, batch_invariant=True)
+    for others, splits in (([300], 0), ([6000, 17, 2048], 0), ([100] * 40, 5), ([4096], 33)):
+        b = 1 + len(others)
+        q = torch.cat([q1, torch.randn(b - 1, sq, hq, d, device="cuda", dtype=torch.bfloat16)])
+        k = torch.cat([k1, torch.randn(b - 1, 6016, hkv, d, device="cuda", dtype=torch.bfloat16)])
+        v = torch.cat([v1, torch.randn(b - 1, 6016, hkv, d, device="cuda", dtype=torch.bfloat16)])
+        lengths = torch.tensor([keys] + others, dtype=torch.int32, device="cuda")
+        out = attn.with_kvcache(q, k, v, lengths, causal=True, sinks=sinks, num_splits=splits,
+                                batch_invariant=True)
+        assert torch.equal(out[0], alone[0]), (others, splits)
+        # The same through pages.
+        k_pages, v_pages = k.view(-1, page, hkv, d), v.view(-1, page, hkv, d)
+        table = torch.arange(k_pages.shape[0], device="cuda", dtype=torch.int32).view(b, -1)
+        paged = attn.with_kvcache(q, k_pages, v_pages, lengths, block_table=table, causal=True, sinks=sinks,
+                                  num_splits=splits, batch_invariant=True)
+        assert torch.equal(paged[0], alone[0]), (others, splits, "paged")
+
+
+def test_batch_invariant_varlen_is_bitwise_the_same_in_any_batch():
+    hq, hkv, d = 8, 2, 64
+    q1 = torch.randn(700, hq, d, device="cuda", dtype=torch.bfloat16)
+    k1 = torch.randn(5000, hkv, d, device="cuda", dtype=torch.bfloat16)
+    v1 = torch.randn_like(k1)
+    cu = lambda lengths: torch.tensor(offsets(lengths), dtype=torch.int32, device="cuda")  # noqa: E731
+    alone = attn.varlen(q1, k1, v1, cu([700]), cu([5000]), 700, 5000, causal=True, batch_invariant=True)
+    for before, after in (([], [30, 9000]), ([1000], []), ([5, 5, 5], [3000])):
+        qs = [torch.randn(n, hq, d, device="cuda", dtype=torch.bfloat16) for n in before]
+        ks = [torch.randn(2 * n + 1, hkv, d, device="cuda", dtype=torch.bfloat16) for n in before]
+        qa = [torch.randn(n, hq, d, device="cuda", dtype=torch.bfloat16) for n in after]
+        ka = [torch.randn(n, hkv, d, device="cuda", dtype=torch.bfloat16) for n in after]
+        q = torch.cat(qs + [q1] + qa)
+        k = torch.cat(ks + [k1] + ka)
+        v = torch.cat([torch.randn_like(t) for t in ks] + [v1] + [torch.randn_like(t) for t in ka])
+        lq = before + [700] + after
+        lk = [2 * n + 1 for n in before] + [5000] + after
+        out = attn.varlen(q, k, v, cu(lq), cu(lk), max(lq), max(lk), causal=True, batch_invariant=True)
+        start = sum(before)
+        assert torch.equal(out[start:start + 700], alone), (before, after)

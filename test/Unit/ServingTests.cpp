@@ -454,4 +454,32 @@ TEST(PackedRows, AFewTokensAndTheirHeadsShareABlockUnderAnyMask) {
   EXPECT_EQ(prefill->kernels[0]->spec().packGroup, 1);
 }
 
+TEST(BatchInvariant, SplitsAtFixedKeysWhateverTheBatch) {
+  // The split count follows the keys alone (every 2048 keys, rounded up to
+  // the key tile), at least 2 so that every sequence goes through the
+  // merge; a larger split count only adds empty splits. No GPU needed.
+  auto ctx = memoryContext();
+  VarlenLaunch f(*ctx);
+  FlashArgs a = f.args;
+  a.batchInvariant = true;
+  const int blockN = f.kernel->spec().blockN;
+  const int keysPerSplit = (2048 + blockN - 1) / blockN * blockN;
+  auto splits = f.kernel->splitsFor(a);
+  ASSERT_TRUE(splits.isOk()) << splits.status().toString();
+  EXPECT_EQ(*splits, 2); // 500 keys: one split of keys, one empty
+  a.seqKV = 5 * keysPerSplit + 1;
+  EXPECT_EQ(*f.kernel->splitsFor(a), 6);
+  a.batch = 1; // fewer sequences: the same splits
+  EXPECT_EQ(*f.kernel->splitsFor(a), 6);
+  a.splits = 9;
+  EXPECT_EQ(*f.kernel->splitsFor(a), 9);
+  a = f.args;
+  a.batchInvariant = true;
+  EXPECT_TRUE(f.kernel->validate(a).isOk()) << f.kernel->validate(a).message();
+  a.splits = Kernel::kMaxInvariantSplits + 1;
+  EXPECT_NE(f.kernel->validate(a).message().find(
+                "a batch-invariant launch takes at most 1024 splits"),
+            std::string::npos);
+}
+
 } // namespace

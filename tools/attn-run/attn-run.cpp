@@ -119,6 +119,12 @@ cl::opt<int> splitsOption(
     cl::desc("Split-KV blocks per query block of fused kernels (0: the "
              "runtime's choice, 1: none)"),
     cl::init(0), cl::cat(category));
+cl::opt<bool> batchInvariantOption(
+    "batch-invariant",
+    cl::desc("Batch-invariant fused launches (keys split at fixed positions, "
+             "always merged in order); with a GPU, each is run again with 3 "
+             "more splits and must give the same bits"),
+    cl::cat(category));
 cl::opt<bool> unfusedOption(
     "unfused",
     cl::desc("Do not fuse: run every graph op as its own kernel "
@@ -368,6 +374,7 @@ int main(int argc, char **argv) {
   attn::run::RunOptions runOptions;
   runOptions.bshd = bshd;
   runOptions.splits = splitsOption;
+  runOptions.batchInvariant = batchInvariantOption;
   auto execution = attn::run::runFunction(loaded->func, compiled->kernels,
                                           inputs, runOptions);
   if (!execution)
@@ -378,6 +385,18 @@ int main(int argc, char **argv) {
               device->name.c_str());
 
   int status = 0;
+  if (batchInvariantOption) {
+    auto compared = attn::run::checkSplitInvariance(*execution);
+    if (!compared && compared.status().code() != attn::StatusCode::InvalidArgument)
+      return fail(compared.status().toString());
+    std::printf("batch-invariant: %s\n",
+                compared ? ("PASS (" + std::to_string(*compared) +
+                            " launch(es) bitwise equal with 3 more splits)")
+                               .c_str()
+                         : ("FAIL: " + compared.status().message()).c_str());
+    if (!compared)
+      status = 1;
+  }
   if (checkOption) {
     auto pass = printCheck(*loaded, *execution, inputs, rng);
     if (!pass)

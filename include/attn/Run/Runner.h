@@ -34,6 +34,8 @@ struct Launch {
   /// Key tiles of every query block, none skipped (0: the grid's blocks
   /// times the keys' tiles, as in a dense batch).
   unsigned long long keyTiles = 0;
+  /// A fused launch's outputs.
+  std::optional<DeviceTensor> output, lse;
 };
 
 struct RunOptions {
@@ -41,6 +43,8 @@ struct RunOptions {
   bool bshd = false;
   /// FlashArgs::splits of every fused launch.
   int splits = 0;
+  /// FlashArgs::batchInvariant of every fused launch.
+  bool batchInvariant = false;
 };
 
 /// The function on the device: its values and the launches that made them.
@@ -63,6 +67,13 @@ Result<Execution> runFunction(mlir::func::FuncOp func,
 
 /// Waits for the device; a kernel's failure is reported here.
 Status synchronize();
+
+/// Runs every fused launch of `execution` again with 3 more splits, into
+/// new outputs, and compares them bytewise with the first run's (a
+/// batch-invariant launch's results must not depend on its split count).
+/// The number of launches compared, or an error naming the first output
+/// that differs. Needs a GPU.
+Result<int> checkSplitInvariance(const Execution &execution);
 
 /// The function's results, copied to the host.
 Result<std::vector<HostTensor>> downloadResults(const Execution &execution);

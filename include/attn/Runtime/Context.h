@@ -86,6 +86,14 @@ struct FlashArgs {
   const int *blockTable = nullptr;
   int64_t blockTableStride = 0;
   int numPages = 0, pageSize = 0;
+  /// Batch-invariant results: each sequence's keys are split at fixed
+  /// positions (every Kernel::kInvariantSplitKeys keys, rounded up to the
+  /// kernel's key tile) and the splits merged in order by the combine
+  /// kernel, always, so that a sequence's output is bitwise the same
+  /// whatever else is in the batch and however many splits the launch has
+  /// (splits, if set, only adds empty ones; the split count is at least
+  /// what the longest possible sequence, seqKV keys, needs).
+  bool batchInvariant = false;
 };
 
 /// The operands of one graph-op kernel (the unfused path): one per input of
@@ -141,6 +149,10 @@ public:
   static int chooseSplits(long long blocks, int tilesPerBlock,
                           int multiprocessors, int residentPerSm);
   static constexpr int kMaxSplits = 32;
+  /// Batch-invariant launches split every sequence's keys at multiples of
+  /// this (FlashArgs::batchInvariant), into at most kMaxInvariantSplits.
+  static constexpr int kInvariantSplitKeys = 2048;
+  static constexpr int kMaxInvariantSplits = 1024;
   static constexpr double kSplitEfficiency = 0.85;
   /// The splits a launch with `args` in `device` uses (needs a GPU when
   /// args.splits is 0).
