@@ -101,27 +101,34 @@ template <class C> struct Mask {
   }
 
   /// Turns the raw q.k scores of keys [n0, n0 + 8 kNTiles) into base-2
-  /// logits. s holds m16n8 accumulators: m-tile mt of the rows from rowBase
-  /// (relative to m0); each thread holds two rows of each (lane / 4 and
-  /// lane / 4 + 8). Without kElementwise only the scale is applied (a full
-  /// tile with no per-element operand).
+  /// logits, or leaves that to the softmax: returns the factor that still
+  /// turns s into logits (OnlineSoftmax::update's logitScale). s holds m16n8
+  /// accumulators: m-tile mt of the rows from rowBase (relative to m0); each
+  /// thread holds two rows of each (lane / 4 and lane / 4 + 8). Without
+  /// kElementwise (a full tile with no per-element operand) s is left raw
+  /// and scale_log2 returned, unless the scale is not positive (the row
+  /// maxima of raw scores would then be minima).
   template <bool kElementwise, int kMTiles, int kNTiles>
-  __device__ __forceinline__ void apply(const FlashParams &p, int n0,
-                                        int rowBase,
-                                        float (&s)[kMTiles][kNTiles][4]) const {
+  __device__ __forceinline__ float apply(const FlashParams &p, int n0,
+                                         int rowBase,
+                                         float (&s)[kMTiles][kNTiles][4]) const {
+    if (!kElementwise) {
+      if (p.scale_log2 > 0.f)
+        return p.scale_log2;
+#pragma unroll
+      for (int mt = 0; mt < kMTiles; ++mt)
+#pragma unroll
+        for (int j = 0; j < kNTiles; ++j)
+#pragma unroll
+          for (int e = 0; e < 4; ++e)
+            s[mt][j][e] *= p.scale_log2;
+      return 1.f;
+    }
     const int lane = threadIdx.x % 32;
 #pragma unroll
     for (int mt = 0; mt < kMTiles; ++mt)
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
-        if (!kElementwise) {
-#pragma unroll
-          for (int j = 0; j < kNTiles; ++j) {
-            s[mt][j][2 * half] *= p.scale_log2;
-            s[mt][j][2 * half + 1] *= p.scale_log2;
-          }
-          continue;
-        }
         const int q = m0 + rowBase + mt * 16 + lane / 4 + half * 8;
         int lo, hi;
         rowRange(p, q, lo, hi);
@@ -147,6 +154,7 @@ template <class C> struct Mask {
             s[mt][j][e] = ok ? x * kLog2e : negInf();
           }
       }
+    return 1.f;
   }
 };
 
