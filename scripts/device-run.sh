@@ -3,6 +3,9 @@
 # is made here, with LLVM linked statically, and carried there):
 #   scripts/device-run.sh [smoke] [suite] [sanitize] [examples] [python] [overhead]
 #                         [multigpu] [bench] [sass] [tiles] [splits] [count] [gpu-diff]
+#                         [ncu] [time]
+# ncu: Nsight Compute on the prefill shapes of bench/shapes (NCU_CASES picks
+# files, NCU_FLAGS adds attn-run flags); time: attn-run --bench on them.
 # gpu-diff: SEED and COUNT random graphs (scripts/gen-graphs.py) checked
 # against the float64 reference; failures land in $OUT/gpu-diff-failures.
 # Logs go to $OUT (or /tmp/attn-device). Nothing here needs LLVM. The Python
@@ -119,6 +122,26 @@ for step in "${steps[@]}"; do
   gpu-diff)
     SEED=${SEED:-1} COUNT=${COUNT:-60} OUT=$out "$root/scripts/gpu-diff.sh" "$build" 2>&1 |
       tee "$out/gpu-diff.log"
+    ;;
+  ncu)
+    # One launch of each shape's kernel: throughput, warp stalls, issue
+    # slots, pipes. The clocks stay as they are (METHOD.md).
+    for f in ${NCU_CASES:-$root/bench/shapes/*.mlir}; do
+      name=$(basename "$f" .mlir)
+      timeout 300 ncu --clock-control none --target-processes all -k regex:attn_fwd -c 1 \
+        --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
+        --section ComputeWorkloadAnalysis --section Occupancy --section LaunchStats \
+        "$build/bin/attn-run" --bench --warmup=1 --iters=1 ${NCU_FLAGS:-} "$f" > "$out/ncu-$name.txt" 2>&1
+      echo "ncu $name: exit $?"
+      grep -E "Duration|Compute \(SM\) Throughput|Issue Slots Busy|Stall|Warp Cycles Per Issued|No Eligible|Registers Per|Grid Size|Block Size" \
+        "$out/ncu-$name.txt" | head -n 40
+    done 2>&1 | tee "$out/ncu.log"
+    ;;
+  time)
+    for f in ${TIME_CASES:-$root/bench/shapes/*.mlir}; do
+      echo "--- $(basename "$f") ${TIME_FLAGS:-}"
+      timeout 120 "$build/bin/attn-run" --bench --warmup=5 --iters=30 --profile ${TIME_FLAGS:-} "$f" 2>&1 | tail -n 6
+    done 2>&1 | tee -a "$out/time.log"
     ;;
   count)
     timeout 400 python3 "$root/bench/kernel_count.py" --attn-run "$build/bin/attn-run" 2>&1 |

@@ -134,7 +134,9 @@ ATTN_C_API const char *attn_kernel_source(const attn_kernel *kernel);
 ATTN_C_API int attn_kernel_load(attn_kernel *kernel,
                                 const attn_launch_config *where);
 /* Bytes of workspace a launch with `args` and `config` needs (0 unless the
- * launch splits the keys, as decode does). Loads the kernel if needed. */
+ * launch splits the keys, as decode does, or a persistent kernel with a
+ * causal mask or a window draws its tiles from a counter there). Loads the
+ * kernel if needed. */
 ATTN_C_API int attn_workspace_size(attn_kernel *kernel,
                                    const attn_flash_args *args,
                                    const attn_launch_config *config,

@@ -332,6 +332,33 @@ static size_t splitWorkspaceBytes(const KernelSpec &spec, const FlashArgs &a,
   return sizeof(float) * size_t(splits) * rows * (spec.headDimV + 1);
 }
 
+unsigned Kernel::persistentBlocks(const Loaded &loaded, long long tiles) {
+  const long long slots = static_cast<long long>(loaded.device->multiprocessors) *
+                          std::max(loaded.residentPerSm, 1);
+  return static_cast<unsigned>(std::max<long long>(std::min(tiles, slots), 1));
+}
+
+Kernel::WorkspaceLayout Kernel::workspaceLayout(const Loaded &loaded,
+                                                const FlashArgs &a,
+                                                int splits) const {
+  WorkspaceLayout w;
+  w.splitBytes = splitWorkspaceBytes(spec_, a, splits);
+  w.bytes = w.splitBytes;
+  const KernelVariant *variant = findKernelVariant(spec_.variant);
+  if (variant && variant->persistent && (spec_.causal || spec_.window)) {
+    // Tiles of different lengths: a block that drew short ones draws again
+    // sooner. With one tile per block there is nothing to balance.
+    const long long tiles = schedule(a.batch, a.seqQ, splits).numTiles();
+    if (tiles > persistentBlocks(loaded, tiles)) {
+      constexpr size_t kAlign = 256;
+      w.counter = true;
+      w.counterOffset = (w.splitBytes + kAlign - 1) / kAlign * kAlign;
+      w.bytes = w.counterOffset + sizeof(int);
+    }
+  }
+  return w;
+}
+
 Result<int> Kernel::splitsFor(const FlashArgs &a, Device device) {
   if (a.splits > 0)
     return std::min(a.splits, kMaxSplits);
@@ -365,7 +392,7 @@ Result<size_t> Kernel::workspaceBytes(const FlashArgs &a, Stream stream,
   Result<int> splits = splitsIn(**loaded, a);
   if (!splits)
     return splits.status();
-  return splitWorkspaceBytes(spec_, a, *splits);
+  return workspaceLayout(**loaded, a, *splits).bytes;
 }
 
 Result<int> Kernel::occupancy(Device device) {
@@ -650,9 +677,10 @@ Status Kernel::launch(const FlashArgs &a, Stream stream, Device device) {
                    "blocks");
   // Rows of [batch, headsQ, seqQ]: what the splits write and the merge reads.
   const size_t rows = static_cast<size_t>(a.batch) * spec_.headsQ * a.seqQ;
+  const WorkspaceLayout workspace = workspaceLayout(loaded, a, *splits);
   if (*splits > 1) {
     // The caller's memory: a launch neither allocates nor synchronizes.
-    size_t needed = splitWorkspaceBytes(spec_, a, *splits);
+    size_t needed = workspace.splitBytes;
     if (!a.workspace || a.workspaceBytes < needed)
       return invalid("kernel " + spec_.name + " splits this launch " +
                      std::to_string(*splits) + " ways and needs " +
@@ -686,11 +714,16 @@ Status Kernel::launch(const FlashArgs &a, Stream stream, Device device) {
     TmaMaps maps;
     if (Status s = encodeTmaMaps(*driver, p, maps); !s)
       return s;
-    const long long slots =
-        static_cast<long long>(loaded.device->multiprocessors) *
-        std::max(loaded.residentPerSm, 1);
-    const unsigned blocks = static_cast<unsigned>(
-        std::min<long long>(p.schedule.numTiles(), slots));
+    const unsigned blocks = persistentBlocks(loaded, p.schedule.numTiles());
+    // The dynamic scheduler's counter starts at 0 in stream order (a
+    // workspace sized before this release has no room: static order).
+    if (workspace.counter && a.workspace &&
+        a.workspaceBytes >= workspace.bytes) {
+      const DevicePtr counter = a.workspace + workspace.counterOffset;
+      if (Status s = driver->fillWordsAsync(counter, 0, 1, stream); !s)
+        return s;
+      p.tile_counter = reinterpret_cast<int *>(counter);
+    }
     void *args[] = {&p, &maps};
     launched = driver->launch(loaded.function, blocks, 1, 1, spec_.threads,
                               spec_.sharedBytes, stream, args);

@@ -162,30 +162,42 @@ std::string sm90wsTiles(const TileConfig &t) {
   return checkCommonTiles(t);
 }
 
-std::string sm90wsOperands(const OperandShape &s) { return sm90Operands(s); }
+/// TMA boxes of 64 columns zero-fill the head dim's last block, and the
+/// products step through it 16 columns at a time.
+std::string sm90wsOperands(const OperandShape &s) {
+  if (s.transposeK)
+    return "an untransposed k (K^T tiles would need MN-major wgmma "
+           "operands)";
+  return checkHeadDims(s, 16);
+}
 
 /// Q, `stages` K and V tiles in 64-column swizzle blocks, 1024 bytes to
-/// align them, and the mbarriers (Q full/empty, and per stage K and V
-/// full/empty).
+/// align them, the mbarriers (Q full/empty, per stage K and V full/empty,
+/// per work-tile slot full/empty) and two 32-byte work-tile slots, 16-byte
+/// aligned.
 int64_t sm90wsShared(const TileConfig &t, const OperandShape &s) {
   const int64_t blocksQK = (s.headDimQK + 63) / 64, blocksV = (s.headDimV + 63) / 64;
+  constexpr int64_t tileSlots = 2;
+  const int64_t barriers = 8 * (2 + 4 * t.stages + 2 * tileSlots);
   return 1024 + 128 * blocksQK * t.blockM +
          t.stages * 128 * t.blockN * (blocksQK + blocksV) +
-         8 * (2 + 4 * t.stages);
+         (barriers + 15) / 16 * 16 + 32 * tileSlots;
 }
 
 /// A consumer thread's S (blockN / 2), the packed P of the previous tile
 /// (blockN / 4) and O (headDimV / 2), plus softmax and addressing state;
 /// per-element loads of bias and keep cost about 56 more (their 64-bit
 /// addressing), a score_mod alone about 24. Fitted to ptxas 13.0 on the GPU
-/// suite's masks so that the largest blockN allowed compiles without spills.
+/// suite's masks so that the largest blockN allowed compiles without spills
+/// (ptxas-report.test).
 int64_t sm90wsRegisters(const TileConfig &t, const OperandShape &s) {
   return 3 * t.blockN / 4 + s.headDimV / 2 + 40 +
          (s.maskOperands ? 56 : s.elementwise ? 24 : 0);
 }
 
-/// After setmaxnreg: the producer keeps 24 (32 with three consumers) of the
-/// SM's 64K registers per thread; a single consumer needs no reallocation.
+/// After setmaxnreg (flash_fwd_ws.cuh): the producer keeps 24 (32 with three
+/// consumers) of the block's registers per thread, the consumers share the
+/// rest; a single consumer needs no reallocation.
 int64_t sm90wsRegisterLimit(const TileConfig &t) {
   switch (wsConsumers(t)) {
   case 1:

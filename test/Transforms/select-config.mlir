@@ -1,7 +1,7 @@
 // RUN: attn-opt %s -split-input-file -attn-select-config=arch=sm_90a 2>%t.remarks | FileCheck %s --check-prefix=SM90
 // RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
 // RUN: not attn-opt %s -split-input-file "-attn-select-config=arch=sm_90a variant=sm90" 2>/dev/null | FileCheck %s --check-prefix=SM90-CP
-// (variant=sm90 cannot run @hd96 and @transposed_k: that attn-opt fails.)
+// (variant=sm90 cannot run @hd96, @hd72 and @transposed_k: that attn-opt fails.)
 // RUN: attn-opt %s -split-input-file "-attn-select-config=arch=sm_90a variant=sm80" | FileCheck %s --check-prefix=SM90-MMA
 // RUN: attn-opt %s -split-input-file -attn-select-config=arch=sm_86 | FileCheck %s --check-prefix=SM86
 // RUN: attn-opt %s -split-input-file "-attn-select-config=arch=sm_80 block-m=64 block-n=32 num-warps=4 stages=1" | FileCheck %s --check-prefix=OVERRIDE
@@ -86,16 +86,26 @@ func.func @given(%q: tensor<1x1x128x64xbf16>, %k: tensor<1x1x128x64xbf16>, %v: t
 
 // -----
 
-// wgmma's swizzled tiles need head dims in whole 64-column blocks and a
-// K-major k: head dim 96 and a transposed k stay on mma.sync, and a remark
-// says why the fastest variant was not taken.
-// REMARK: select-config.mlir:[[@LINE+5]]:8: remark: kernel variant sm80, not sm90ws: it needs head dims that are multiples of 64 up to 256, got 96/96
-// REMARK: select-config.mlir:[[@LINE+13]]:8: remark: kernel variant sm80, not sm90ws: it needs an untransposed k (K^T tiles would need MN-major wgmma operands)
+// TMA fills the last 64-column block of a head dim that is a multiple of 16
+// with zeros: head dim 96 gets the warp-specialized kernel. Head dim 72 (a
+// multiple of 8, not of wgmma's k16) and a transposed k stay on mma.sync,
+// and a remark says why the fastest variant was not taken.
+// REMARK: select-config.mlir:[[@LINE+14]]:8: remark: kernel variant sm80, not sm90ws: it needs head dims that are multiples of 16 up to 256, got 72/72
+// REMARK: select-config.mlir:[[@LINE+22]]:8: remark: kernel variant sm80, not sm90ws: it needs an untransposed k (K^T tiles would need MN-major wgmma operands)
 // SM90-LABEL: func @hd96
-// SM90: config = #attn.config<variant = "sm80"
+// SM90: config = #attn.config<variant = "sm90ws", block_m = 128, block_n = 192, num_warps = 12, stages = 2>
 func.func @hd96(%q: tensor<4x8x2048x96xbf16>, %k: tensor<4x8x2048x96xbf16>, %v: tensor<4x8x2048x96xbf16>) -> tensor<4x8x2048x96xbf16> {
   %o = attn.flash %q, %k, %v {scale = 0.1 : f32} : tensor<4x8x2048x96xbf16>, tensor<4x8x2048x96xbf16>, tensor<4x8x2048x96xbf16> -> tensor<4x8x2048x96xbf16>
   return %o : tensor<4x8x2048x96xbf16>
+}
+
+// -----
+
+// SM90-LABEL: func @hd72
+// SM90: config = #attn.config<variant = "sm80"
+func.func @hd72(%q: tensor<4x8x2048x72xbf16>, %k: tensor<4x8x2048x72xbf16>, %v: tensor<4x8x2048x72xbf16>) -> tensor<4x8x2048x72xbf16> {
+  %o = attn.flash %q, %k, %v {scale = 0.1 : f32} : tensor<4x8x2048x72xbf16>, tensor<4x8x2048x72xbf16>, tensor<4x8x2048x72xbf16> -> tensor<4x8x2048x72xbf16>
+  return %o : tensor<4x8x2048x72xbf16>
 }
 
 // -----

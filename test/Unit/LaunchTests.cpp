@@ -40,6 +40,14 @@ struct FakeState {
     FlashParams params;
   };
   std::vector<Launch> launches;
+  struct Memset {
+    CUdeviceptr dst;
+    unsigned value;
+    size_t count;
+    CUstream stream;
+    size_t launchesBefore;
+  };
+  std::vector<Memset> memsets;
   std::map<CUfunction, std::string> functionNames;
 };
 FakeState state;
@@ -173,6 +181,17 @@ Driver::Api fakeApi() {
   a.memcpyHtoD = [](CUdeviceptr, const void *, size_t) { return ok(); };
   a.memcpyDtoH = [](void *, CUdeviceptr, size_t) { return ok(); };
   a.memsetD8 = [](CUdeviceptr, unsigned char, size_t) { return ok(); };
+  a.memsetD32Async = [](CUdeviceptr dst, unsigned value, size_t count,
+                        CUstream stream) {
+    state.memsets.push_back({dst, value, count, stream, state.launches.size()});
+    return ok();
+  };
+  a.tensorMapEncodeTiled = [](CUtensorMap *, CUtensorMapDataType, cuuint32_t,
+                              void *, const cuuint64_t *, const cuuint64_t *,
+                              const cuuint32_t *, const cuuint32_t *,
+                              CUtensorMapInterleave, CUtensorMapSwizzle,
+                              CUtensorMapL2promotion,
+                              CUtensorMapFloatOOBfill) { return ok(); };
   a.eventCreate = [](CUevent *, unsigned) { return ok(); };
   a.eventDestroy = [](CUevent) { return ok(); };
   a.eventRecord = [](CUevent, CUstream) { return ok(); };
@@ -182,8 +201,10 @@ Driver::Api fakeApi() {
 }
 
 /// A fused-attention kernel compiled by NVRTC (no GPU needed) from a
-/// trivial source: the fake driver never runs it.
-std::shared_ptr<Kernel> buildFakeFlashKernel(const std::string &name) {
+/// trivial source: the fake driver never runs it. `persistent`: the spec of
+/// a causal sm90ws kernel (one block per SM, TMA maps as second argument).
+std::shared_ptr<Kernel> buildFakeFlashKernel(const std::string &name,
+                                             bool persistent = false) {
   Context::Options options;
   options.arch = "sm_90a";
   options.diskCache = false;
@@ -194,12 +215,13 @@ std::shared_ptr<Kernel> buildFakeFlashKernel(const std::string &name) {
   spec.source = "#include \"attn/params.h\"\n"
                 "extern \"C\" __global__ void " + name + "(attn::FlashParams) {}\n"
                 "extern \"C\" __global__ void " + name + "_combine(attn::FlashParams) {}\n";
-  spec.variant = "sm80";
-  spec.threads = 128;
-  spec.blockM = 64;
+  spec.variant = persistent ? "sm90ws" : "sm80";
+  spec.threads = persistent ? 384 : 128;
+  spec.blockM = persistent ? 128 : 64;
   spec.blockN = 64;
-  spec.numWarps = 4;
+  spec.numWarps = persistent ? 12 : 4;
   spec.stages = 2;
+  spec.causal = persistent;
   spec.headsQ = 8;
   spec.headsKV = 2;
   spec.headDimQK = spec.headDimV = 128;
@@ -344,6 +366,58 @@ TEST_F(FakeDriverLaunch, SplitLaunchesUseTheCallersWorkspaceAndNeverAllocate) {
   s = kernel->launch(args);
   EXPECT_NE(s.message().find("'workspace' is on device 1"), std::string::npos)
       << s.message();
+}
+
+TEST_F(FakeDriverLaunch, CausalPersistentLaunchesDrawTilesFromAZeroedCounter) {
+  auto kernel = buildFakeFlashKernel("fake_flash_dynamic", /*persistent=*/true);
+  state.stack.push_back(primary(0));
+  // Causal prefill, 2 x 8 heads x 4096 / 128 query blocks = 512 work tiles
+  // of different lengths for 132 blocks: a counter balances them.
+  FlashArgs args;
+  args.batch = 2;
+  args.seqQ = args.seqKV = 4096;
+  int64_t qShape[4] = {2, 8, 4096, 128}, kvShape[4] = {2, 2, 4096, 128};
+  args.q = TensorArg::contiguous(deviceMemory(0, 0), qShape);
+  args.k = TensorArg::contiguous(deviceMemory(0, 1 << 24), kvShape);
+  args.v = TensorArg::contiguous(deviceMemory(0, 1 << 26), kvShape);
+  args.o = TensorArg::contiguous(deviceMemory(0, 1 << 28), qShape);
+  args.splits = 1;
+  auto bytes = kernel->workspaceBytes(args);
+  ASSERT_TRUE(bytes.isOk()) << bytes.status().toString();
+  EXPECT_EQ(*bytes, sizeof(int));
+
+  // Without the workspace (a caller of an older release): static order.
+  CUstream stream = reinterpret_cast<CUstream>(uintptr_t(0x77));
+  ASSERT_TRUE(kernel->launch(args, stream).isOk());
+  ASSERT_EQ(state.launches.size(), 1u);
+  EXPECT_EQ(state.launches[0].params.tile_counter, nullptr);
+  EXPECT_EQ(state.launches[0].grid[0], 132u);
+  EXPECT_TRUE(state.memsets.empty());
+
+  // With it: the counter is zeroed on the launch's stream, before it.
+  args.workspace = reinterpret_cast<DevicePtr>(deviceMemory(0, 1 << 29));
+  args.workspaceBytes = *bytes;
+  ASSERT_TRUE(kernel->launch(args, stream).isOk());
+  ASSERT_EQ(state.launches.size(), 2u);
+  EXPECT_EQ(reinterpret_cast<DevicePtr>(state.launches[1].params.tile_counter),
+            args.workspace);
+  ASSERT_EQ(state.memsets.size(), 1u);
+  EXPECT_EQ(state.memsets[0].dst, static_cast<CUdeviceptr>(args.workspace));
+  EXPECT_EQ(state.memsets[0].value, 0u);
+  EXPECT_EQ(state.memsets[0].count, 1u);
+  EXPECT_EQ(state.memsets[0].stream, stream);
+  EXPECT_EQ(state.memsets[0].launchesBefore, 1u);
+
+  // One tile per block: nothing to balance, no workspace.
+  args.seqQ = args.seqKV = 512;
+  qShape[2] = kvShape[2] = 512;
+  args.q = TensorArg::contiguous(deviceMemory(0, 0), qShape);
+  args.k = TensorArg::contiguous(deviceMemory(0, 1 << 24), kvShape);
+  args.v = TensorArg::contiguous(deviceMemory(0, 1 << 26), kvShape);
+  args.o = TensorArg::contiguous(deviceMemory(0, 1 << 28), qShape);
+  bytes = kernel->workspaceBytes(args);
+  ASSERT_TRUE(bytes.isOk());
+  EXPECT_EQ(*bytes, 0u);
 }
 
 TEST_F(FakeDriverLaunch, NothingIsLoadedWhileTheStreamCaptures) {

@@ -120,7 +120,9 @@ public:
   /// args.splits is 0).
   Result<int> splitsFor(const FlashArgs &args, Device device = {});
   /// Bytes of workspace a launch with `args` on `stream` in `device` needs
-  /// (FlashArgs::workspace): 0 unless it splits.
+  /// (FlashArgs::workspace): 0 unless it splits the keys or a persistent
+  /// kernel schedules its tiles dynamically (a 4-byte counter the launch
+  /// zeroes in stream order).
   Result<size_t> workspaceBytes(const FlashArgs &args, Stream stream = nullptr,
                                 Device device = {});
   int blockThreads() const { return spec_.threads; }
@@ -170,6 +172,21 @@ private:
   /// a CUDA graph.
   Result<Loaded *> loadedIn(void *context, Stream stream, bool checkCapture);
   Result<int> splitsIn(Loaded &loaded, const FlashArgs &args) const;
+  /// The caller's workspace of a launch: the partial outputs of `splits`
+  /// splits, then, where a persistent kernel with a causal mask or a window
+  /// has more work tiles than blocks, the counter of its dynamic tile
+  /// scheduler (without room for it, tiles are assigned statically).
+  struct WorkspaceLayout {
+    size_t splitBytes = 0;
+    bool counter = false;
+    size_t counterOffset = 0;
+    size_t bytes = 0;
+  };
+  WorkspaceLayout workspaceLayout(const Loaded &loaded, const FlashArgs &args,
+                                  int splits) const;
+  /// Blocks of a persistent launch of `tiles` work tiles: one per resident
+  /// slot, at most one per tile.
+  static unsigned persistentBlocks(const Loaded &loaded, long long tiles);
   Status checkPointers(const FlashArgs &args, int ordinal) const;
   /// The TMA descriptors of q, k and v for a persistent kernel's launch.
   Status encodeTmaMaps(Driver &driver, const FlashParams &params,

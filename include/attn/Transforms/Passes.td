@@ -46,10 +46,14 @@ def AttnSelectConfigPass : Pass<"attn-select-config"> {
     A cost model picks, for the target `arch`, the variant and the
     `block_m`/`block_n`/`num_warps`/`stages` that fit shared memory and
     registers and fill the multiprocessors, and records the choice as
-    `#attn.config<...>`. On sm_90a, head dims that are multiples of 64 with
-    an untransposed K get the `sm90` variant (wgmma, a warpgroup per 64
-    rows); everything else gets `sm80` (mma.sync). Any of the tile options given on the command line
-    overrides the model. Ops that already carry a config keep it unless an
+    `#attn.config<...>`. The variants are the table of
+    include/attn/Runtime/KernelVariants.h: on sm_90a, head dims that are
+    multiples of 16 with an untransposed K get `sm90ws` (TMA producer,
+    warp-specialized wgmma consumers, persistent) where it is the fastest
+    that fits, else `sm90` (head dims multiples of 64) or `sm80` (mma.sync,
+    multiples of 8), with a remark naming why the faster variant could not
+    serve. Any of the tile options given on the command line overrides the
+    model. Ops that already carry a config keep it unless an
     override is given. An op no kernel supports (head dim over 256 or not a
     multiple of 8) is an error.
   }];
@@ -57,7 +61,7 @@ def AttnSelectConfigPass : Pass<"attn-select-config"> {
     Option<"arch", "arch", "std::string", /*default=*/"\"sm_80\"",
            "Target GPU: sm_80, sm_86, sm_89 or sm_90a">,
     Option<"variant", "variant", "std::string", /*default=*/"\"\"",
-           "Override: kernel variant, sm80 or sm90 (empty = model)">,
+           "Override: kernel variant, sm90ws, sm90 or sm80 (empty = model)">,
     Option<"blockM", "block-m", "int64_t", /*default=*/"0",
            "Override: query rows per tile (0 = model)">,
     Option<"blockN", "block-n", "int64_t", /*default=*/"0",
