@@ -160,3 +160,34 @@ ConfigAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
   }
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// BackwardConfigAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult BackwardConfigAttr::verify(
+    llvm::function_ref<InFlightDiagnostic()> emitError, StringRef variant,
+    int64_t blockM, int64_t blockN, int64_t numWarps, int64_t stages) {
+  // Only the mma.sync family has backward kernels so far.
+  if (variant != "sm80")
+    return emitError() << "unknown backward variant \"" << variant
+                       << "\"; known backward variants: sm80";
+  if (!llvm::is_contained({1, 2, 4, 8}, numWarps))
+    return emitError() << "num_warps must be 1, 2, 4 or 8, got " << numWarps;
+  // Each warp owns 16 keys of the block's K/V tile.
+  if (blockN <= 0 || blockN % 16 != 0 || numWarps % (blockN / 16) != 0)
+    return emitError() << "block_n must be 16 times a divisor of num_warps = "
+                       << numWarps << " (16 keys per warp), got " << blockN;
+  int64_t warpsPerKeyTile = numWarps / (blockN / 16);
+  // The warps sharing 16 keys split the query tile in whole m16 tiles; the
+  // deterministic dQ kernel gives each 16 query rows a warp (at most 8).
+  if (blockM <= 0 || blockM % (16 * warpsPerKeyTile) != 0 || blockM > 128)
+    return emitError() << "block_m must be a multiple of 16 * "
+                       << warpsPerKeyTile
+                       << " (the warps that share 16 keys) and at most 128, "
+                          "got "
+                       << blockM;
+  if (stages < 1 || stages > 2)
+    return emitError() << "stages must be 1 or 2, got " << stages;
+  return success();
+}
