@@ -23,9 +23,10 @@ const char *elementTypeName(ElementType type);
 /// Bytes per element.
 int elementTypeBytes(ElementType type);
 
-/// What a kernel computes: fused attention (FlashParams), or one graph op of
-/// the unfused path (GraphParams).
-enum class KernelKind { Flash, GraphOp };
+/// What a kernel computes: fused attention (FlashParams), one graph op of
+/// the unfused path (GraphParams), or the backward of fused attention
+/// (FlashBwdParams: the entry and its _pre, _dq and _convert kernels).
+enum class KernelKind { Flash, GraphOp, FlashBackward };
 
 /// One emitted kernel and its launch contract.
 struct KernelSpec {
@@ -50,6 +51,11 @@ struct KernelSpec {
   ElementType biasElement = ElementType::F32;
   bool writesLse = false;
   float scale = 1.0f;
+
+  // The backward: whether it computes the bias gradient, and the threads and
+  // dynamic shared memory of its deterministic dQ kernel (<name>_dq).
+  bool biasGrad = false;
+  int backwardDqThreads = 0, backwardDqSharedBytes = 0;
 
   // Shapes from the IR; -1 where dynamic (given at launch).
   int64_t batch = -1, seqQ = -1, seqKV = -1;
