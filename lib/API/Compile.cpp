@@ -96,6 +96,10 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
   auto start = std::chrono::steady_clock::now();
   DiagnosticCollector diagnostics(*module.getContext());
   CompiledModule compiled;
+  if (options.backward && (!options.runPipeline || options.unfused))
+    return Status(StatusCode::InvalidArgument,
+                  "the backward is derived from fused attention: it needs "
+                  "the pipeline and no 'unfused'");
   if (options.runPipeline) {
     mlir::PassManager pm(module.getContext());
     pm.addPass(mlir::createCanonicalizerPass());
@@ -108,6 +112,11 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
                           "'; use sm_80, sm_86, sm_89 or sm_90a");
       pm.addPass(mlir::attn::createAttnFusePass());
       pm.addPass(mlir::createCanonicalizerPass());
+      if (options.backward) {
+        mlir::attn::AttnDeriveBackwardPassOptions derive;
+        derive.biasGrad = options.backwardBiasGrad;
+        pm.addPass(mlir::attn::createAttnDeriveBackwardPass(derive));
+      }
       mlir::attn::AttnSelectConfigPassOptions select;
       select.arch = context.arch();
       select.variant = options.variant;
@@ -127,20 +136,24 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
   // Fused attention and the graph-op kernels of the unfused path, in order.
   std::vector<mlir::Operation *> kernelOps;
   module.walk([&](mlir::Operation *op) {
-    if (mlir::isa<mlir::attn::FlashOp, mlir::attn::KernelOp>(op))
+    if (mlir::isa<mlir::attn::FlashOp, mlir::attn::FlashBwdOp,
+                  mlir::attn::KernelOp>(op))
       kernelOps.push_back(op);
   });
   if (kernelOps.empty()) {
-    std::string why = "the module has no attn.flash or attn.kernel to compile";
+    std::string why = "the module has no attn.flash, attn.flash_bwd or attn.kernel to compile";
     for (const std::string &remark : compiled.remarks)
       why += "\n" + remark;
     return Status(StatusCode::Unsupported, why);
   }
   for (mlir::Operation *op : kernelOps) {
-    mlir::FailureOr<KernelSpec> spec =
-        mlir::isa<mlir::attn::FlashOp>(op)
-            ? mlir::attn::emitFlashKernel(mlir::cast<mlir::attn::FlashOp>(op))
-            : mlir::attn::emitGraphKernel(mlir::cast<mlir::attn::KernelOp>(op));
+    mlir::FailureOr<KernelSpec> spec;
+    if (auto flash = mlir::dyn_cast<mlir::attn::FlashOp>(op))
+      spec = mlir::attn::emitFlashKernel(flash);
+    else if (auto backward = mlir::dyn_cast<mlir::attn::FlashBwdOp>(op))
+      spec = mlir::attn::emitFlashBackwardKernel(backward);
+    else
+      spec = mlir::attn::emitGraphKernel(mlir::cast<mlir::attn::KernelOp>(op));
     if (mlir::failed(spec))
       return Status(StatusCode::Unsupported, diagnostics.joinedErrors());
     Result<std::shared_ptr<Kernel>> kernel = context.build(*spec);

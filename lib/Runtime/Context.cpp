@@ -2,6 +2,7 @@
 
 #include "attn/Runtime/Context.h"
 #include "attn/Runtime/Nvrtc.h"
+#include "TensorChecks.h"
 #include "attn/Runtime/Templates.h"
 
 #include "attn/params.h"
@@ -180,6 +181,26 @@ Result<void *> Kernel::function() {
       return combine.status();
     combine_ = *combine;
   }
+  if (spec_.kind == KernelKind::FlashBackward) {
+    for (auto [suffix, slot] : {std::pair<const char *, void **>{"_pre", &backwardPre_},
+                                {"_dq", &backwardDq_},
+                                {"_convert", &backwardConvert_}}) {
+      Result<void *> aux = (*driver)->getFunction(*module, spec_.name + suffix);
+      if (!aux)
+        return aux.status();
+      *slot = *aux;
+    }
+    if (spec_.backwardDqSharedBytes > device.maxSharedPerBlockOptin)
+      return Status(StatusCode::Unsupported,
+                    "kernel " + spec_.name + "_dq needs " +
+                        std::to_string(spec_.backwardDqSharedBytes) +
+                        " bytes of shared memory; " + device.name + " allows " +
+                        std::to_string(device.maxSharedPerBlockOptin));
+    if (Status s = (*driver)->setDynamicShared(backwardDq_,
+                                               spec_.backwardDqSharedBytes);
+        !s)
+      return s;
+  }
   function_ = *fn;
   return function_;
 }
@@ -263,14 +284,12 @@ Result<int> Kernel::registers() {
   return loadedRegisters();
 }
 
-namespace {
+namespace detail {
 
 Status invalid(const std::string &message) {
   return Status(StatusCode::InvalidArgument, message);
 }
 
-/// A 16-bit tensor read with 16-byte copies: 16-byte aligned base, unit
-/// stride in the contiguous dimension, other strides multiples of 8.
 Status checkTensor(const char *name, const TensorArg &t, int contiguousDim) {
   if (!t.data)
     return invalid(std::string("'") + name + "' is a null pointer");
@@ -289,12 +308,15 @@ Status checkTensor(const char *name, const TensorArg &t, int contiguousDim) {
   return Status::ok();
 }
 
-} // namespace
+} // namespace detail
+
+using detail::checkTensor;
+using detail::invalid;
 
 Status Kernel::validate(const FlashArgs &a) const {
   if (spec_.kind != KernelKind::Flash)
-    return invalid("kernel " + spec_.name +
-                   " runs one graph op; launch it with GraphArgs");
+    return invalid("kernel " + spec_.name + " is not fused attention; launch it with " +
+                   (spec_.kind == KernelKind::GraphOp ? "GraphArgs" : "BackwardArgs"));
   if (a.batch <= 0 || a.seqQ <= 0 || a.seqKV <= 0)
     return invalid("batch, seqQ and seqKV must be positive, got " +
                    std::to_string(a.batch) + ", " + std::to_string(a.seqQ) +
@@ -418,8 +440,8 @@ Status Kernel::launch(const FlashArgs &a, Stream stream) {
 
 Status Kernel::validate(const GraphArgs &a) const {
   if (spec_.kind != KernelKind::GraphOp)
-    return invalid("kernel " + spec_.name +
-                   " is fused attention; launch it with FlashArgs");
+    return invalid("kernel " + spec_.name + " is not a graph op; launch it with " +
+                   (spec_.kind == KernelKind::Flash ? "FlashArgs" : "BackwardArgs"));
   if (a.inputs.size() != spec_.inputShapes.size())
     return invalid("kernel " + spec_.name + " takes " +
                    std::to_string(spec_.inputShapes.size()) +

@@ -52,6 +52,31 @@ struct FlashArgs {
   int splits = 0;
 };
 
+/// The operands of one backward launch (a KernelKind::FlashBackward kernel,
+/// from attn.flash_bwd): the forward's operands, output and logsumexp, the
+/// output's gradient, and where to write the gradients. Shapes follow the
+/// forward's (FlashArgs); gradK and gradV have the K/V head count.
+struct BackwardArgs {
+  int batch = 0, seqQ = 0, seqKV = 0;
+  TensorArg q, k, v, o, gradOutput;
+  const float *lse = nullptr;   ///< [batch, headsQ, seqQ] f32, as the forward wrote it
+  TensorArg gradQ, gradK, gradV; ///< written, in the element type
+  const int *lengths = nullptr; ///< [batch] i32, with key_padding
+  TensorArg keep;               ///< u8 (bool), with keep; strides 0 to broadcast
+  TensorArg bias;               ///< with bias; strides 0 to broadcast
+  /// With a bias gradient: written, in the bias's element type, with the
+  /// bias's extents (1 where its stride is 0: those dimensions are summed).
+  TensorArg gradBias;
+  /// No atomics: dQ from a second, Q-stationary kernel; bitwise identical
+  /// results run to run (a bias that broadcasts cannot get its gradient).
+  bool deterministic = false;
+  /// Device memory the launch may use, of at least workspaceBytes(args)
+  /// bytes, 256-byte aligned; owned by the caller, unused after the
+  /// launch's work on the stream is done.
+  void *workspace = nullptr;
+  size_t workspaceSize = 0;
+};
+
 /// The operands of one graph-op kernel (the unfused path): one per input of
 /// the attn.kernel, in order, and the result (which may share the first
 /// input's memory, for an in_place kernel). Strides are those of the rank-4
@@ -118,6 +143,13 @@ public:
   Status validate(const GraphArgs &args) const;
   Status launch(const GraphArgs &args, Stream stream = nullptr);
 
+  /// The backward (KernelKind::FlashBackward): the workspace a launch with
+  /// `args` needs (its sizes and mode; no GPU needed), validation, and the
+  /// launch: up to four kernels enqueued on `stream`, no allocation.
+  Result<size_t> workspaceBytes(const BackwardArgs &args) const;
+  Status validate(const BackwardArgs &args) const;
+  Status launch(const BackwardArgs &args, Stream stream = nullptr);
+
 private:
   friend class Context;
   Kernel() = default;
@@ -134,6 +166,10 @@ private:
   std::mutex loadMutex_;
   void *function_ = nullptr;
   void *combine_ = nullptr; ///< the split-KV merge kernel (fused attention)
+  /// The backward's other kernels: D and zeroing, deterministic dQ, and the
+  /// conversion of the f32 sums.
+  void *backwardPre_ = nullptr, *backwardDq_ = nullptr,
+       *backwardConvert_ = nullptr;
   std::atomic<int> residentPerSm_{0}; ///< occupancy, once known
   std::mutex workspaceMutex_;
   std::map<Stream, DeviceBuffer> workspaces_;

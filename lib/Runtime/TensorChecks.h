@@ -1,0 +1,24 @@
+//===- TensorChecks.h - Launch argument checks ------------------*- C++ -*-===//
+//
+// Private to AttnRuntime: the checks Kernel::validate applies to each
+// operand, shared by the forward (Context.cpp) and the backward
+// (Backward.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTN_LIB_RUNTIME_TENSORCHECKS_H
+#define ATTN_LIB_RUNTIME_TENSORCHECKS_H
+
+#include "attn/Runtime/Context.h"
+
+namespace attn::detail {
+
+Status invalid(const std::string &message);
+
+/// A 16-bit tensor read with 16-byte copies: 16-byte aligned base, unit
+/// stride in the contiguous dimension, other strides multiples of 8.
+Status checkTensor(const char *name, const TensorArg &t, int contiguousDim);
+
+} // namespace attn::detail
+
+#endif // ATTN_LIB_RUNTIME_TENSORCHECKS_H
