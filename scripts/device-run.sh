@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call's worth of GPU work on the device machine (see README: the build
 # is made here, with LLVM linked statically, and carried there):
-#   scripts/device-run.sh [suite] [sanitize] [examples] [python] [bench] [tiles] [splits] [count]
+#   scripts/device-run.sh [suite] [sanitize] [examples] [backward] [python] [bench] [tiles] [splits] [count]
 # Logs go to $OUT (or /tmp/attn-device). Nothing here needs LLVM.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,9 +25,11 @@ for step in "${steps[@]}"; do
   sanitize)
     # Fused cases, then graph-op kernels of the unfused path (--unfused).
     for t in seq7 hd72 keep transposed-k causal-bottom-right-fully-masked decode-gqa split-kv \
-             unfused/masks unfused/transposes; do
+             unfused/masks unfused/transposes backward/seq7-mqa backward/hd72 \
+             backward/bias-broadcast backward/causal-bottom-right-empty-rows; do
       flags=--check
       [[ $t == unfused/* ]] && flags="--unfused --check"
+      [[ $t == backward/* ]] && flags="--backward --bias-grad --check"
       log="$out/san-${t//\//-}"
       for tool in memcheck racecheck; do
         printf '%-34s %-9s ' "$t" "$tool"
@@ -36,11 +38,30 @@ for step in "${steps[@]}"; do
         echo "exit $? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log-$tool.log" | tail -n 1)"
       done
     done 2>&1 | tee "$out/sanitize.log"
+    # The deterministic backward's dQ kernel.
+    for tool in memcheck racecheck; do
+      printf '%-34s %-9s ' "backward/key-padding det" "$tool"
+      compute-sanitizer --tool "$tool" --error-exitcode 3 "$build/bin/attn-run" --backward \
+        --deterministic --check "$root/test/GPU/backward/key-padding.mlir" \
+        > "$out/san-backward-det-$tool.log" 2>&1
+      echo "exit $? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/san-backward-det-$tool.log" | tail -n 1)"
+    done 2>&1 | tee -a "$out/sanitize.log"
     ;;
   examples)
     for e in "$root"/examples/*.mlir; do
-      "$build/bin/attn-run" --check --bench --profile "$e"
+      # Training steps: the forward and the derived backward.
+      flags=()
+      [[ $e == *backward* ]] && flags=(--backward --bias-grad)
+      "$build/bin/attn-run" "${flags[@]}" --check --bench --profile "$e"
     done 2>&1 | tee "$out/examples.log"
+    ;;
+  backward)
+    # The backward alone: its GPU cases, the determinism and launch tests.
+    "$root/scripts/gpu-tests.sh" "$build" "$root"/test/GPU/backward/*.mlir 2>&1 |
+      tee "$out/backward.log"
+    [[ -x $build/test/Unit/AttnGPUTests ]] &&
+      "$build/test/Unit/AttnGPUTests" --gtest_filter='Backward*' 2>&1 | tail -n 30 |
+      tee -a "$out/backward.log"
     ;;
   bench)
     timeout 300 python3 "$root/bench/bench.py" --out "$out" ${BENCH_ARGS:-} 2>&1 | tee "$out/bench.log"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the GPU suite (test/GPU/*.mlir: fused kernels, a case per feature;
 # unfused/: one kernel per graph op; sweep/: odd head dims, lengths, GQA
-# ratios and mask operands, fused and unfused) with attn-run --check and
+# ratios and mask operands, fused and unfused; backward/: the gradients of
+# training steps, --backward) with attn-run --check and
 # prints the
 # error of every case against the float64 reference. Needs only the built
 # attn-run (no lit, no FileCheck), so it runs on a machine without LLVM:
@@ -12,7 +13,8 @@ build=${1:-$root/build}
 shift || true
 tests=("$@")
 [[ ${#tests[@]} -gt 0 ]] ||
-  tests=("$root"/test/GPU/*.mlir "$root"/test/GPU/unfused/*.mlir "$root"/test/GPU/sweep/*.mlir)
+  tests=("$root"/test/GPU/*.mlir "$root"/test/GPU/unfused/*.mlir "$root"/test/GPU/sweep/*.mlir
+         "$root"/test/GPU/backward/*.mlir)
 run="$build/bin/attn-run"
 [[ -x $run ]] || { echo "gpu-tests: no $run; build first" >&2; exit 2; }
 

@@ -121,6 +121,21 @@ cl::opt<bool> unfusedOption(
     cl::desc("Do not fuse: run every graph op as its own kernel "
              "(--attn-lower-unfused, the shape of PyTorch's math backend)"),
     cl::cat(category));
+cl::opt<bool> backwardOption(
+    "backward",
+    cl::desc("Derive the backward (--attn-derive-backward): the function "
+             "becomes a training step taking the output's gradient and "
+             "returning dq, dk, dv after its results; --check compares them "
+             "with the reference's backward"),
+    cl::cat(category));
+cl::opt<bool> biasGradOption(
+    "bias-grad", cl::desc("With --backward: the bias gradient too"),
+    cl::cat(category));
+cl::opt<bool> deterministicOption(
+    "deterministic",
+    cl::desc("Backward kernels without atomics (bitwise identical results "
+             "run to run)"),
+    cl::cat(category));
 cl::opt<bool> printIR("print-ir", cl::desc("Print the IR after the pipeline"),
                       cl::cat(category));
 
@@ -427,12 +442,21 @@ HostTensor randomInput(mlir::BlockArgument arg, std::mt19937_64 &rng,
     // Lengths of keys: the key sequence of the attention that uses them.
     int64_t maxLength = 1;
     func.walk([&](mlir::Operation *op) {
-      for (mlir::Value operand : op->getOperands())
-        if (operand == arg && op->getNumOperands() > 0)
-          if (auto scores = mlir::dyn_cast<mlir::RankedTensorType>(
-                  op->getOperand(0).getType()))
-            if (scores.getRank() == 4)
-              maxLength = std::max<int64_t>(maxLength, scores.getDimSize(3));
+      for (mlir::Value operand : op->getOperands()) {
+        if (operand != arg || op->getNumOperands() == 0)
+          continue;
+        // Fused attention: the keys are v's rows; a graph op's operand 0
+        // is the score tensor, keys last.
+        mlir::Value keys = op->getOperand(0);
+        int64_t keysDim = 3;
+        if (mlir::isa<mlir::attn::FlashOp, mlir::attn::FlashBwdOp>(op)) {
+          keys = op->getOperand(2);
+          keysDim = 2;
+        }
+        if (auto type = mlir::dyn_cast<mlir::RankedTensorType>(keys.getType()))
+          if (type.getRank() == 4)
+            maxLength = std::max<int64_t>(maxLength, type.getDimSize(keysDim));
+      }
     });
     std::uniform_int_distribution<int64_t> length(1, maxLength);
     for (double &x : t.data)
@@ -558,6 +582,78 @@ attn::Result<Launch> prepareFlash(mlir::attn::FlashOp flash,
   l.grid = kernel->grid(args.batch, args.seqQ);
   l.enqueue = [kernel, args] { return kernel->launch(args); };
   l.flashArgs = args;
+  return l;
+}
+
+/// Allocates the gradients of an attn.flash_bwd (in the layout of their
+/// inputs) and its workspace, and binds its operands.
+attn::Result<Launch> prepareFlashBackward(mlir::attn::FlashBwdOp op,
+                                          std::shared_ptr<attn::Kernel> kernel,
+                                          ValueMap &values) {
+  Launch l;
+  l.kernel = kernel;
+  const attn::KernelSpec &spec = kernel->spec();
+  const DeviceTensor q = values[op.getQ()], k = values[op.getK()],
+                     v = values[op.getV()], o = values[op.getO()],
+                     dO = values[op.getGradOutput()], lse = values[op.getLse()];
+  attn::BackwardArgs args;
+  args.batch = int(q.shape[0]);
+  args.seqQ = int(q.shape[2]);
+  args.seqKV = int(k.shape[2]);
+  args.q = tensorArg(q);
+  args.k = tensorArg(k);
+  args.v = tensorArg(v);
+  args.o = tensorArg(o);
+  args.gradOutput = tensorArg(dO);
+  args.lse = reinterpret_cast<const float *>(lse.buffer->get());
+  args.deterministic = deterministicOption;
+  if (mlir::Value lengths = op.getLengths())
+    args.lengths = reinterpret_cast<const int *>(values[lengths].buffer->get());
+  if (mlir::Value keep = op.getKeep())
+    args.keep = broadcastArg(values[keep]);
+  if (mlir::Value bias = op.getBias())
+    args.bias = broadcastArg(values[bias]);
+  // The gradients, poisoned so that an element no kernel wrote shows.
+  std::pair<mlir::Value, const DeviceTensor *> grads[] = {
+      {op.getGradQ(), &q}, {op.getGradK(), &k}, {op.getGradV(), &v}};
+  attn::TensorArg *gradArgs[] = {&args.gradQ, &args.gradK, &args.gradV};
+  for (auto [i, grad] : llvm::enumerate(grads)) {
+    auto buffer = allocatePoisoned(grad.second->shape, grad.second->kind,
+                                   grad.second->strides);
+    if (!buffer)
+      return buffer.status();
+    values[grad.first] = *buffer;
+    *gradArgs[i] = tensorArg(*buffer);
+    l.bytes += 2 * tensorBytes(*buffer);
+  }
+  if (mlir::Value gradBias = op.getGradBias()) {
+    auto type = mlir::cast<mlir::RankedTensorType>(gradBias.getType());
+    std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+    auto buffer = allocatePoisoned(shape, *kindOf(type.getElementType()),
+                                   contiguousStrides(shape));
+    if (!buffer)
+      return buffer.status();
+    values[gradBias] = *buffer;
+    args.gradBias = tensorArg(*buffer);
+  }
+  auto bytes = kernel->workspaceBytes(args);
+  if (!bytes)
+    return bytes.status();
+  auto workspace = attn::DeviceBuffer::allocate(*bytes);
+  if (!workspace)
+    return workspace.status();
+  auto owned = std::make_shared<attn::DeviceBuffer>(std::move(*workspace));
+  args.workspace = reinterpret_cast<void *>(owned->get());
+  args.workspaceSize = owned->size();
+  double density = maskDensity(spec, args.seqQ, args.seqKV);
+  // S, dP, dV, dK and dQ: 2.5 times the forward's products.
+  l.flops = 2.0 * args.batch * spec.headsQ * double(args.seqQ) * args.seqKV *
+            (3.0 * spec.headDimQK + 2.0 * spec.headDimV) * density;
+  l.bytes += tensorBytes(q) + tensorBytes(k) + tensorBytes(v) +
+             tensorBytes(o) + tensorBytes(dO);
+  l.grid = {unsigned((args.seqKV + spec.blockN - 1) / spec.blockN),
+            unsigned(spec.headsKV), unsigned(args.batch)};
+  l.enqueue = [kernel, args, owned] { return kernel->launch(args); };
   return l;
 }
 
@@ -700,6 +796,8 @@ int main(int argc, char **argv) {
                 "options do not apply");
   attn::CompileOptions compileOptions;
   compileOptions.unfused = unfusedOption;
+  compileOptions.backward = backwardOption;
+  compileOptions.backwardBiasGrad = biasGradOption;
   compileOptions.variant = variantOption;
   compileOptions.blockM = blockMOption;
   compileOptions.blockN = blockNOption;
@@ -820,6 +918,16 @@ int main(int argc, char **argv) {
       launches.push_back(*launch);
       continue;
     }
+    if (auto backward = mlir::dyn_cast<mlir::attn::FlashBwdOp>(op)) {
+      auto launch = prepareFlashBackward(backward, compiled->kernels[kernelIndex++],
+                                         values);
+      if (!launch)
+        return fail(launch.status().toString());
+      if (attn::Status s = launch->enqueue(); !s)
+        return fail(s.toString());
+      launches.push_back(*launch);
+      continue;
+    }
     auto flash = mlir::dyn_cast<mlir::attn::FlashOp>(op);
     if (!flash)
       return fail("after the pipeline the function still has '" +
@@ -858,8 +966,11 @@ int main(int argc, char **argv) {
         options.slices.emplace_back(bd(rng), hd(rng));
     }
     auto start = std::chrono::steady_clock::now();
-    auto expected =
-        mlir::attn::reference::evaluate(originalFunc, inputs, options);
+    // The gradients of a backward have no graph to check against: the
+    // reference evaluates the step's attn.flash and attn.flash_bwd.
+    bool backward = !func.getBody().getOps<mlir::attn::FlashBwdOp>().empty();
+    auto expected = mlir::attn::reference::evaluate(
+        backward ? func : originalFunc, inputs, options);
     if (mlir::failed(expected))
       return fail("the CPU reference cannot evaluate this function");
     double refMs = std::chrono::duration<double, std::milli>(
