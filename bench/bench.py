@@ -1,7 +1,8 @@
 """attn against PyTorch's SDPA backends and FlexAttention, in one process.
 
-Grid: ../shared/bench/peers.py's (bf16, head dims 64 and 128, 16k tokens per
-batch, S from 512 to 16384, causal and not), then decode shapes. Each backend
+Grid: ../shared/bench/peers.py's (bf16, 16k tokens per batch, H * D = 2048,
+S from 512 to 16384, causal and not) at head dims 64 and 128, plus 256, then
+decode shapes. Each backend
 is timed with CUDA events (median of --iters after warm-up) on the same
 inputs; the table shows TFLOP/s (GB/s for decode), attn's speed relative to
 the best peer and to flash, and the error of attn against flash. Writes JSON
@@ -55,6 +56,9 @@ def main():
     ap.add_argument("--iters", type=int, default=30)
     ap.add_argument("--quick", action="store_true", help="fewer shapes (S 1024, 4096, 16384)")
     ap.add_argument("--no-flex", action="store_true")
+    ap.add_argument("--peers", default="flash,cudnn,efficient,math",
+                    help="SDPA backends to time beside attn (comma-separated)")
+    ap.add_argument("--head-dims", default="64,128,256")
     ap.add_argument("--no-decode", action="store_true")
     ap.add_argument("--decode-only", action="store_true", help="skip the prefill grid")
     ap.add_argument("--out", default=os.environ.get("OUT", "/tmp"))
@@ -67,6 +71,8 @@ def main():
     end = time.time() + args.budget_s
     peers = [("flash", SDPBackend.FLASH_ATTENTION), ("cudnn", SDPBackend.CUDNN_ATTENTION),
              ("efficient", SDPBackend.EFFICIENT_ATTENTION), ("math", SDPBackend.MATH)]
+    wanted = set(args.peers.split(","))
+    peers = [p for p in peers if p[0] in wanted]
     flex = None
     if not args.no_flex:
         try:
@@ -78,7 +84,8 @@ def main():
         except Exception as ex:  # noqa: BLE001
             print("flex unavailable:", ex)
     seqs = (1024, 4096, 16384) if args.quick else (512, 1024, 2048, 4096, 8192, 16384)
-    shapes = [(16384 // s, 2048 // d, s, s, d, c) for d in (64, 128) for s in seqs for c in (False, True)]
+    head_dims = [int(d) for d in args.head_dims.split(",")]
+    shapes = [(16384 // s, 2048 // d, s, s, d, c) for d in head_dims for s in seqs for c in (False, True)]
     if args.decode_only:
         shapes = []
     rows = []

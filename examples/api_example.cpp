@@ -91,6 +91,20 @@ int main() {
   args.k = attn::TensorArg::contiguous(reinterpret_cast<void *>(dk->get()), kvShape);
   args.v = attn::TensorArg::contiguous(reinterpret_cast<void *>(dv->get()), kvShape);
   args.o = attn::TensorArg::contiguous(reinterpret_cast<void *>(dout->get()), qShape);
+  // Launches that split the keys (decode) write partial results to a
+  // workspace the caller owns; this one needs none, but asking is cheap.
+  auto workspaceBytes = kernel.workspaceBytes(args);
+  if (!workspaceBytes) {
+    std::fprintf(stderr, "%s\n", workspaceBytes.status().toString().c_str());
+    return 1;
+  }
+  auto workspace = attn::DeviceBuffer::allocate(*workspaceBytes);
+  if (!workspace) {
+    std::fprintf(stderr, "%s\n", workspace.status().toString().c_str());
+    return 1;
+  }
+  args.workspace = workspace->get();
+  args.workspaceBytes = workspace->size();
   if (attn::Status s = kernel.launch(args); !s) {
     std::fprintf(stderr, "%s\n", s.toString().c_str());
     return 1;

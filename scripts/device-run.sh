@@ -1,15 +1,24 @@
 #!/usr/bin/env bash
 # One call's worth of GPU work on the device machine (see README: the build
 # is made here, with LLVM linked statically, and carried there):
-#   scripts/device-run.sh [suite] [sanitize] [examples] [backward] [python] [bench] [tiles] [splits] [count]
-# Logs go to $OUT (or /tmp/attn-device). Nothing here needs LLVM.
+#   scripts/device-run.sh [smoke] [suite] [sanitize] [examples] [backward] [python]
+#                         [overhead] [multigpu] [bench] [sass] [tiles] [splits] [count]
+#                         [gpu-diff]
+# backward: the backward's GPU cases (test/GPU/backward) and its launch and
+# determinism tests (AttnGPUTests Backward*).
+# gpu-diff: SEED and COUNT random graphs (scripts/gen-graphs.py) checked
+# against the float64 reference; failures land in $OUT/gpu-diff-failures.
+# Logs go to $OUT (or /tmp/attn-device). Nothing here needs LLVM. The Python
+# steps load build/lib/libattn_c.so.N (carry that file: libattn_c.so is a
+# link to it).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${ATTN_BUILD_DIR:-$root/build}
 out=${OUT:-/tmp/attn-device}
 mkdir -p "$out"
 export ATTN_CACHE_DIR=${ATTN_CACHE_DIR:-/tmp/attn-cache} PYTHONUNBUFFERED=1
-export ATTN_LIBRARY=$build/lib/libattn_c.so PYTHONPATH=$root/python
+library=$(ls "$build"/lib/libattn_c.so.[0-9]* 2> /dev/null | head -n 1)
+export ATTN_LIBRARY=${library:-$build/lib/libattn_c.so} PYTHONPATH=$root/python
 steps=("$@")
 [[ ${#steps[@]} -gt 0 ]] || steps=(suite sanitize examples bench)
 
@@ -17,35 +26,62 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noh
 for step in "${steps[@]}"; do
   echo "=== $step"
   case $step in
+  smoke)
+    # A few cases of the persistent kernel, each with a short timeout: a
+    # deadlock (a barrier never completed) ends the call here instead of
+    # timing out every later step.
+    hung=0
+    for t in hd128-bf16 causal persistent-many-tiles; do
+      timeout 60 "$build/bin/attn-run" --check --variant=sm90ws "$root/test/GPU/$t.mlir" > "$out/smoke-$t.log" 2>&1
+      status=$?
+      echo "smoke $t: exit $status $(grep -E '^check output' "$out/smoke-$t.log" | tr '\n' ' ')"
+      [[ $status -eq 124 ]] && hung=1
+    done
+    if [[ $hung -eq 1 ]]; then
+      echo "smoke: a kernel hung; skipping the remaining steps"
+      break
+    fi
+    ;;
   suite)
     "$root/scripts/gpu-tests.sh" "$build" 2>&1 | tee "$out/gpu-tests.log"
     [[ -x $build/test/Unit/AttnGPUTests ]] &&
       "$build/test/Unit/AttnGPUTests" 2>&1 | tail -n 4 | tee -a "$out/gpu-tests.log"
     ;;
   sanitize)
-    # Fused cases, then graph-op kernels of the unfused path (--unfused).
-    for t in seq7 hd72 keep transposed-k causal-bottom-right-fully-masked decode-gqa split-kv \
-             unfused/masks unfused/transposes backward/seq7-mqa backward/hd72 \
-             backward/bias-broadcast backward/causal-bottom-right-empty-rows; do
-      flags=--check
+    # Fused cases (the persistent warp-specialized kernel forced where the
+    # model would not pick it), graph-op kernels of the unfused path, and
+    # the backward's kernels (atomic and deterministic dQ).
+    cases=("seq7" "hd72" "keep" "transposed-k" "causal-bottom-right-fully-masked"
+           "decode-gqa" "split-kv" "unfused/masks" "unfused/transposes"
+           "score-mod/captures" "score-mod/captures-flash-gqa"
+           "persistent-many-tiles|--variant=sm90ws"
+           "persistent-few-tiles|--variant=sm90ws"
+           "persistent-causal-sq-ne-skv|--variant=sm90ws --block-n=96 --stages=3"
+           "split-kv|--variant=sm90ws --splits=7"
+           "decode-gqa|--variant=sm90ws --block-m=128 --block-n=64 --num-warps=12 --stages=2"
+           "seq1|--variant=sm90ws" "everything|--variant=sm90ws"
+           "backward/seq7-mqa" "backward/hd72" "backward/bias-broadcast"
+           "backward/causal-bottom-right-empty-rows" "backward/captures"
+           "backward/key-padding|--deterministic")
+    # SANITIZE_CASES="case|flags;case|flags" picks others.
+    [[ -n ${SANITIZE_CASES:-} ]] && IFS=';' read -ra cases <<<"$SANITIZE_CASES"
+    for c in "${cases[@]}"; do
+      t=${c%%|*}
+      extra=""
+      [[ $c == *"|"* ]] && extra=${c#*|}
+      flags="--check $extra"
       [[ $t == unfused/* ]] && flags="--unfused --check"
-      [[ $t == backward/* ]] && flags="--backward --bias-grad --check"
-      log="$out/san-${t//\//-}"
-      for tool in memcheck racecheck; do
-        printf '%-34s %-9s ' "$t" "$tool"
-        compute-sanitizer --tool "$tool" --error-exitcode 3 \
+      [[ $t == backward/* ]] && flags="--backward --bias-grad --check $extra"
+      log="$out/san-${t//\//-}${extra:+-$(tr -cd 'a-z0-9' <<<"$extra")}"
+      tools=(memcheck racecheck)
+      [[ -n $extra ]] && tools+=(synccheck)
+      for tool in "${tools[@]}"; do
+        printf '%-34s %-9s %-28s ' "$t" "$tool" "$extra"
+        timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 3 \
           "$build/bin/attn-run" $flags "$root/test/GPU/$t.mlir" > "$log-$tool.log" 2>&1
-        echo "exit $? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log-$tool.log" | tail -n 1)"
+        echo "exit $? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|SYNCCHECK SUMMARY' "$log-$tool.log" | tail -n 1)"
       done
     done 2>&1 | tee "$out/sanitize.log"
-    # The deterministic backward's dQ kernel.
-    for tool in memcheck racecheck; do
-      printf '%-34s %-9s ' "backward/key-padding det" "$tool"
-      compute-sanitizer --tool "$tool" --error-exitcode 3 "$build/bin/attn-run" --backward \
-        --deterministic --check "$root/test/GPU/backward/key-padding.mlir" \
-        > "$out/san-backward-det-$tool.log" 2>&1
-      echo "exit $? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/san-backward-det-$tool.log" | tail -n 1)"
-    done 2>&1 | tee -a "$out/sanitize.log"
     ;;
   examples)
     for e in "$root"/examples/*.mlir; do
@@ -64,16 +100,44 @@ for step in "${steps[@]}"; do
       tee -a "$out/backward.log"
     ;;
   bench)
-    timeout 300 python3 "$root/bench/bench.py" --out "$out" ${BENCH_ARGS:-} 2>&1 | tee "$out/bench.log"
+    timeout ${BENCH_TIMEOUT:-300} python3 "$root/bench/bench.py" --out "$out" ${BENCH_ARGS:-} 2>&1 | tee "$out/bench.log"
+    ;;
+  sass)
+    # The SASS of the prefill kernel: TMA loads, wgmma, register
+    # reallocation, and no local memory.
+    mkdir -p /tmp/attn-sass
+    ATTN_DUMP_DIR=/tmp/attn-sass "$build/bin/attn-run" --no-disk-cache "$root/examples/sdpa.mlir" > /dev/null 2>&1
+    for cubin in /tmp/attn-sass/*.cubin; do
+      cuobjdump --dump-sass "$cubin" > "$out/$(basename "$cubin" .cubin).sass"
+      echo "$(basename "$cubin")"
+      for op in UTMALDG UTMASTG HGMMA USETMAXREG SYNCS LDL STL LDGSTS MUFU.EX2 BAR; do
+        printf '  %-10s %5d\n' "$op" "$(grep -c "$op" "$out/$(basename "$cubin" .cubin).sass")"
+      done
+    done 2>&1 | tee "$out/sass-mix.txt"
     ;;
   python)
-    timeout 300 python3 -m pytest -q "$root/python/tests" 2>&1 | tee "$out/python.log"
+    # test_sdpa, test_torch (devices, grad, CUDA graphs, torch.compile and
+    # export), test_transformers (a small Llama against transformers' sdpa).
+    timeout 580 python3 -m pytest -q -rs "$root/python/tests" 2>&1 | tee "$out/python.log"
+    ;;
+  overhead)
+    # Host time per call, attn.sdpa beside F.scaled_dot_product_attention.
+    timeout 300 python3 "$root/bench/host_overhead.py" --out "$out" 2>&1 | tee "$out/overhead.log"
+    ;;
+  multigpu)
+    # Tensors on cuda:1 (run on a machine with two GPUs).
+    timeout 300 python3 -m pytest -q -rs "$root/python/tests/test_torch.py" -k second_gpu 2>&1 |
+      tee "$out/multigpu.log"
     ;;
   tiles)
     timeout 300 python3 "$root/bench/tiles.py" 2>&1 | tee "$out/tiles.log"
     ;;
   splits)
     timeout 300 python3 "$root/bench/splits.py" 2>&1 | tee "$out/splits.log"
+    ;;
+  gpu-diff)
+    SEED=${SEED:-1} COUNT=${COUNT:-60} OUT=$out "$root/scripts/gpu-diff.sh" "$build" 2>&1 |
+      tee "$out/gpu-diff.log"
     ;;
   count)
     timeout 400 python3 "$root/bench/kernel_count.py" --attn-run "$build/bin/attn-run" 2>&1 |

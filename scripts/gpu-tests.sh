@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs the GPU suite (test/GPU/*.mlir: fused kernels, a case per feature;
 # unfused/: one kernel per graph op; sweep/: odd head dims, lengths, GQA
-# ratios and mask operands, fused and unfused; backward/: the gradients of
-# training steps, --backward) with attn-run --check and
+# ratios and mask operands, fused and unfused; score-mod/: the score_mod
+# op table and captured tensors; backward/: the gradients of training
+# steps, --backward) with attn-run --check and
 # prints the
 # error of every case against the float64 reference. Needs only the built
 # attn-run (no lit, no FileCheck), so it runs on a machine without LLVM:
@@ -14,7 +15,7 @@ shift || true
 tests=("$@")
 [[ ${#tests[@]} -gt 0 ]] ||
   tests=("$root"/test/GPU/*.mlir "$root"/test/GPU/unfused/*.mlir "$root"/test/GPU/sweep/*.mlir
-         "$root"/test/GPU/backward/*.mlir)
+         "$root"/test/GPU/score-mod/*.mlir "$root"/test/GPU/backward/*.mlir)
 run="$build/bin/attn-run"
 [[ -x $run ]] || { echo "gpu-tests: no $run; build first" >&2; exit 2; }
 
@@ -39,7 +40,8 @@ runFile() {
     mapfile -t literals < <(sed -n "s|^// $prefix: ||p" "$test" | grep -v -e '{{' -e '^check output')
     label="$name${args:+ [$args]}"
     start=$(date +%s%N)
-    output=$("$run" $args "$test" 2>&1)
+    # A hung kernel must not hang the suite.
+    output=$(timeout "${ATTN_GPU_TEST_TIMEOUT:-120}" "$run" $args "$test" 2>&1)
     status=$?
     elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
     passes=$(grep -c '^check output .*: PASS$' <<<"$output")

@@ -4,6 +4,17 @@
  * ctypes). Functions return 0 on success or an attn_status code; the message
  * of the last failure on the calling thread is attn_last_error().
  *
+ * Launches run in the CUDA context the caller names (attn_launch_config) or
+ * in the calling thread's current one; the thread's current context is the
+ * same afterwards. A launch never compiles, allocates or synchronizes: once
+ * a kernel is loaded on a device (attn_kernel_load, or any launch there) and
+ * given its workspace (attn_workspace_size), launches can be captured in a
+ * CUDA graph.
+ *
+ * Link with -lattn_c (pkg-config attn, or CMake's attn::attn_c). The library
+ * is libattn_c.so.ATTN_C_ABI_VERSION; bindings that load it at run time check
+ * attn_abi_version() against the ATTN_C_ABI_VERSION they were written for.
+ *
 \*===----------------------------------------------------------------------===*/
 
 #ifndef ATTN_C_ATTN_H
@@ -17,6 +28,10 @@ extern "C" {
 
 #define ATTN_C_API __attribute__((visibility("default")))
 
+/* Bumped on every change of a struct layout or a function signature below
+ * (also the library's SOVERSION). */
+#define ATTN_C_ABI_VERSION 1
+
 enum attn_status {
   ATTN_OK = 0,
   ATTN_INVALID_ARGUMENT = 1,
@@ -27,6 +42,9 @@ enum attn_status {
   ATTN_IO_ERROR = 6,
   ATTN_PARSE_ERROR = 7,
 };
+
+/* Tensors one score_mod may read (attn_flash_args.score_mod_captures). */
+#define ATTN_MAX_SCORE_MOD_CAPTURES 4
 
 typedef struct attn_context attn_context;
 typedef struct attn_kernel attn_kernel;
@@ -47,6 +65,11 @@ typedef struct attn_flash_args {
   /* Split-KV blocks per query block: 0 lets the runtime choose (it splits
    * when the launch would not fill the GPU, as for decode), 1 never splits. */
   int32_t num_splits;
+  /* --- score_mod captures (appended) ---
+   * The tensors a score_mod reads, in the order of the op's `captures`:
+   * contiguous device memory of the shapes and element types of the IR
+   * (bool as one byte); NULL in the slots the kernel does not use. */
+  const void *score_mod_captures[ATTN_MAX_SCORE_MOD_CAPTURES];
 } attn_flash_args;
 
 typedef struct attn_kernel_info {
@@ -61,8 +84,34 @@ typedef struct attn_kernel_info {
   int32_t writes_lse;
 } attn_kernel_info;
 
+/* Where a launch runs and with what memory. */
+typedef struct attn_launch_config {
+  /* A CUcontext of the caller's, or NULL; wins over device. */
+  void *context;
+  /* >= 0: that device's primary context (the CUDA runtime's and PyTorch's);
+   * -1: the calling thread's current context, or where it has none, the
+   * primary context of $ATTN_DEVICE (0 if unset). */
+  int32_t device;
+  /* A CUstream / cudaStream_t of that context; NULL: its default stream. */
+  void *stream;
+  /* Device memory of at least attn_workspace_size() bytes, used until the
+   * launch completes; NULL when that size is 0. */
+  void *workspace;
+  uint64_t workspace_bytes;
+} attn_launch_config;
+
 /* The message of the last failure on this thread ("" if none). */
 ATTN_C_API const char *attn_last_error(void);
+
+/* The library's version ("0.3.0") and its ATTN_C_ABI_VERSION. */
+ATTN_C_API const char *attn_version(void);
+ATTN_C_API int32_t attn_abi_version(void);
+
+/* Receives every log message (each compile: kernel, milliseconds, cache
+ * outcome; module loads; notes), besides stderr when $ATTN_LOG is set. NULL
+ * clears it. */
+typedef void (*attn_log_handler)(const char *message, void *user);
+ATTN_C_API void attn_set_log_handler(attn_log_handler handler, void *user);
 
 /* arch: "sm_90a" etc., or NULL for the GPU's (sm_90a without one).
  * cache_dir: NULL for $ATTN_CACHE_DIR or ~/.cache/attn, "" for memory only. */
@@ -80,15 +129,30 @@ ATTN_C_API int attn_compile(attn_context *context, const char *mlir,
 ATTN_C_API int attn_kernel_get_info(const attn_kernel *kernel, attn_kernel_info *info);
 /* The CUDA C++ source the kernel was compiled from (owned by the kernel). */
 ATTN_C_API const char *attn_kernel_source(const attn_kernel *kernel);
+/* Loads the kernel into the context `where` names (NULL: as device -1; its
+ * stream and workspace are ignored): do it before capturing a CUDA graph. */
+ATTN_C_API int attn_kernel_load(attn_kernel *kernel,
+                                const attn_launch_config *where);
+/* Bytes of workspace a launch with `args` and `config` needs (0 unless the
+ * launch splits the keys, as decode does). Loads the kernel if needed. */
+ATTN_C_API int attn_workspace_size(attn_kernel *kernel,
+                                   const attn_flash_args *args,
+                                   const attn_launch_config *config,
+                                   uint64_t *bytes);
+/* Checks every pointer (memory of the launch's device) and enqueues. */
+ATTN_C_API int attn_launch_on(attn_kernel *kernel, const attn_flash_args *args,
+                              const attn_launch_config *config);
+/* attn_launch_on with device -1, `stream` and no workspace. */
 ATTN_C_API int attn_launch(attn_kernel *kernel, const attn_flash_args *args,
-                void *stream);
+                           void *stream);
 ATTN_C_API void attn_kernel_destroy(attn_kernel *kernel);
 
-/* ---- Training: the backward of fused attention. ---- */
+/* ---- Training: the backward of fused attention (appended). ---- */
 
 /* The operands of a backward launch: the forward's (q, k, v, its output o
- * and logsumexp lse), the output's gradient, the gradients to write (grad_k
- * and grad_v with the K/V head count) and the caller's workspace. */
+ * and logsumexp lse), the output's gradient and the gradients to write
+ * (grad_k and grad_v with the K/V head count). The workspace comes with the
+ * launch's attn_launch_config, as for a forward launch. */
 typedef struct attn_backward_args {
   int32_t batch, seq_q, seq_kv;
   attn_tensor q, k, v, o, grad_output;
@@ -102,27 +166,29 @@ typedef struct attn_backward_args {
   attn_tensor grad_bias;
   /* Nonzero: no atomics, bitwise identical results run to run. */
   int32_t deterministic;
-  /* At least attn_backward_workspace_size() bytes, 256-byte aligned. */
-  void *workspace;
-  uint64_t workspace_bytes;
+  /* The tensors the score_mod reads, as attn_flash_args.score_mod_captures. */
+  const void *score_mod_captures[ATTN_MAX_SCORE_MOD_CAPTURES];
 } attn_backward_args;
 
 /* Compiles the training step of the single attention of an MLIR module
- * (graph or attn.flash): *forward (launched with attn_launch; it writes the
- * logsumexp, so give attn_flash_args.lse) and *backward (launched with
+ * (graph or attn.flash): *forward (launched with attn_launch_on; it writes
+ * the logsumexp, so give attn_flash_args.lse) and *backward (launched with
  * attn_launch_backward). bias_grad nonzero: the backward also computes the
  * bias gradient. */
 ATTN_C_API int attn_compile_training(attn_context *context, const char *mlir,
                                      int32_t bias_grad, attn_kernel **forward,
                                      attn_kernel **backward);
-/* The workspace a backward launch with `args` needs (its sizes and mode). */
+/* The workspace a backward launch with `args` needs (from its sizes and
+ * mode; no GPU needed): always some, 256-byte aligned. */
 ATTN_C_API int attn_backward_workspace_size(const attn_kernel *backward,
                                             const attn_backward_args *args,
                                             uint64_t *bytes);
-/* Enqueues the backward on `stream` (no allocation, no synchronization). */
+/* Checks every pointer (memory of the launch's device) and enqueues the
+ * backward's kernels in the context and on the stream `config` names, with
+ * its workspace (no allocation, no synchronization). */
 ATTN_C_API int attn_launch_backward(attn_kernel *backward,
                                     const attn_backward_args *args,
-                                    void *stream);
+                                    const attn_launch_config *config);
 
 #ifdef __cplusplus
 }

@@ -20,12 +20,16 @@
 #define ATTN_ATTN_H
 
 #include "attn/Runtime/Context.h"
+#include "attn/Version.h"
 
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace attn {
+
+/// The library's version, "0.3.0".
+inline const char *version() { return ATTN_VERSION; }
 
 struct CompileOptions {
   /// Run canonicalize, attn-fuse and attn-select-config first (ops that
@@ -49,8 +53,7 @@ struct CompileOptions {
 };
 
 /// The kernels of a module, one per attn.flash, attn.flash_bwd and
-/// attn.kernel in op order,
-/// and the IR after the pipeline.
+/// attn.kernel in op order, and the IR after the pipeline.
 struct CompiledModule {
   std::vector<std::shared_ptr<Kernel>> kernels;
   std::string loweredIR;
@@ -66,7 +69,9 @@ Result<CompiledModule> compileSource(Context &context, const std::string &mlir,
 Result<CompiledModule> compileFile(Context &context, const std::string &path,
                                    const CompileOptions &options = {});
 
-enum class DataType { F16, BF16, F32, I32, Bool };
+/// The element type of a graph's tensors (one enumeration for the API, the
+/// runtime and the tools: attn/Runtime/ElementType.h).
+using DataType = ElementType;
 
 /// Builds an attention graph the way a framework exports one (matmul, scale,
 /// masks, softmax, matmul), so that compiling it exercises attn-fuse.
@@ -90,6 +95,10 @@ public:
     ///   "%t = math.tanh %d : f32\n %y = arith.mulf %t, %c : f32\n"
     ///   "attn.yield %y : f32"
     std::string scoreMod;
+    /// Tensors the score_mod reads (inputs of this graph, at most 4), as
+    /// %capture0, %capture1, ... with tensor.extract, e.g. a bias per head:
+    ///   "%c = tensor.extract %capture0[%h] : tensor<16xf32>\n ..."
+    std::vector<Tensor> scoreModCaptures;
   };
 
   Tensor input(const std::string &name, DataType type,

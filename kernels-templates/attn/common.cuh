@@ -226,3 +226,6 @@ __device__ __forceinline__ void loadMatrixX4Trans(u32 (&r)[4], u32 address) {
 }
 
 } // namespace attn
+
+// The scalar semantics of score_mod regions (the emitted scoreMod() calls).
+#include "attn/score_mod.cuh"

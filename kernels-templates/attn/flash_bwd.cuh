@@ -15,9 +15,12 @@
 // The configuration C binds typed constants (see the emitted source):
 //   Element, BiasElement, kHeadDimQK, kHeadDimV, kBlockM, kBlockN,
 //   kNumWarps, kStages, kCausal, kBottomRight, kWindow, kKeyPadding, kKeep,
-//   kBias, kBiasGrad, kScoreMod, scoreMod() and scoreModGrad().
+//   kBias, kBiasGrad, kScoreMod, scoreMod() and scoreModGrad() (the
+//   score_mod region and its derivative, reading the captures).
+// Which scores take part is the forward's mask policy (mask.cuh), the same
+// code as the forward kernels'.
 #pragma once
-#include "attn/common.cuh"
+#include "attn/mask.cuh"
 #include "attn/params_bwd.h"
 
 namespace attn {
@@ -38,97 +41,21 @@ __device__ __forceinline__ void loadMatrixX2Trans(u32 (&r)[2], u32 address) {
                : "r"(address));
 }
 
-/// The masks, score_mod and bias of the backward, and the element-wise step
-/// that turns a score and its dP into P and dS.
+/// The element-wise step of the backward, with the forward's mask policy
+/// (Mask<C>, mask.cuh): which queries a block of keys visits, which tiles
+/// are full, and the masks, bias, keep and score_mod of each score.
 template <class C> struct BackwardScores {
-  static constexpr bool kPositional = C::kCausal || C::kWindow;
-  // Element-wise indices on every tile, not only on boundary tiles.
-  static constexpr bool kAlwaysIndexed = C::kKeep || C::kBias || C::kScoreMod;
-
-  struct Head {
-    int b, h, kvEnd, diagOffset;
-  };
-
-  static __device__ __forceinline__ Head head(const FlashBwdParams &p, int b,
-                                              int h) {
-    Head hd;
-    hd.b = b;
-    hd.h = h;
-    hd.kvEnd = C::kKeyPadding ? min(p.seq_kv, max(p.lengths[b], 0)) : p.seq_kv;
-    hd.diagOffset = C::kBottomRight ? p.seq_kv - p.seq_q : 0;
-    return hd;
-  }
-
-  /// True if every (query, key) of [m0, m0 + rows) x [n0, n0 + cols) takes
-  /// part: no element-wise masking needed.
-  static __device__ __forceinline__ bool tileIsFull(const FlashBwdParams &p,
-                                                    const Head &hd, int m0,
-                                                    int rows, int n0, int cols) {
-    bool full = m0 + rows <= p.seq_q && n0 + cols <= hd.kvEnd;
-    const int lastKey = n0 + cols - 1, lastQuery = m0 + rows - 1;
-    if (C::kCausal)
-      full = full && lastKey <= m0 + hd.diagOffset;
-    if (C::kWindow) {
-      if (p.window_right >= 0)
-        full = full && lastKey <= m0 + hd.diagOffset + p.window_right;
-      if (p.window_left >= 0)
-        full = full && n0 >= lastQuery + hd.diagOffset - p.window_left;
-    }
-    return full;
-  }
-
-  /// The queries [begin, end) that may see a key of [n0, n0 + cols).
-  static __device__ __forceinline__ void queryRange(const FlashBwdParams &p,
-                                                    const Head &hd, int n0,
-                                                    int cols, int &begin,
-                                                    int &end) {
-    begin = 0;
-    end = p.seq_q;
-    const int lastKey = min(n0 + cols, hd.kvEnd) - 1;
-    if (lastKey < n0) {
-      end = 0; // no valid key in the block
-      return;
-    }
-    if (C::kCausal)
-      begin = max(begin, n0 - hd.diagOffset);
-    if (C::kWindow) {
-      if (p.window_right >= 0)
-        begin = max(begin, n0 - hd.diagOffset - p.window_right);
-      if (p.window_left >= 0)
-        end = min(end, lastKey - hd.diagOffset + p.window_left + 1);
-    }
-    end = max(end, begin);
-  }
-
-  /// The keys [begin, end) that queries [m0, m0 + rows) may see.
-  static __device__ __forceinline__ void keyRange(const FlashBwdParams &p,
-                                                  const Head &hd, int m0,
-                                                  int rows, int &begin,
-                                                  int &end) {
-    const int lastQuery = min(m0 + rows, p.seq_q) - 1;
-    begin = 0;
-    end = hd.kvEnd;
-    if (C::kCausal)
-      end = min(end, lastQuery + hd.diagOffset + 1);
-    if (C::kWindow) {
-      if (p.window_right >= 0)
-        end = min(end, lastQuery + hd.diagOffset + p.window_right + 1);
-      if (p.window_left >= 0)
-        begin = max(0, m0 + hd.diagOffset - p.window_left);
-    }
-    end = max(end, begin);
-  }
-
-  /// One score: `s` holds q.k and becomes P; `dp` holds dP and becomes dS.
-  /// lseLog2 is the row's logsumexp in base 2 (-inf: the row sees no key),
-  /// delta its D. With kIndexed, masks, bias and score_mod apply (and, with
-  /// kWriteBiasGrad, the bias gradient is written); otherwise the element is
-  /// known to take part.
+  /// One score of the tile `mask` stands for: `s` holds q.k and becomes P;
+  /// `dp` holds dP and becomes dS. lseLog2 is the row's logsumexp in base
+  /// 2 (-inf: the row sees no key), delta its D. With kIndexed, masks, bias
+  /// and score_mod apply (and, with kWriteBiasGrad, the bias gradient is
+  /// written); otherwise the element is known to take part.
   template <bool kIndexed, bool kWriteBiasGrad>
   static __device__ __forceinline__ void apply(const FlashBwdParams &p,
-                                               const Head &hd, int q, int k,
-                                               float lseLog2, float delta,
-                                               float &s, float &dp) {
+                                               const Mask<C> &mask, int q,
+                                               int k, float lseLog2,
+                                               float delta, float &s,
+                                               float &dp) {
     float x = s * p.scale;
     if (!kIndexed) {
       s = fastExp2(x * kLog2e - lseLog2);
@@ -138,31 +65,26 @@ template <class C> struct BackwardScores {
     const bool inside = q < p.seq_q && k < p.seq_kv;
     float slope = 1.f;
     if (C::kScoreMod) {
-      slope = C::scoreModGrad(x, hd.b, hd.h, q, k);
-      x = C::scoreMod(x, hd.b, hd.h, q, k);
+      slope = C::scoreModGrad(x, mask.b, mask.h, q, k, p.score_mod_captures);
+      x = C::scoreMod(x, mask.b, mask.h, q, k, p.score_mod_captures);
     }
     if (C::kBias && inside)
-      x += ElementIO<typename C::BiasElement>::load(
-          p.bias, hd.b * p.bias_strides[0] + hd.h * p.bias_strides[1] +
-                      q * p.bias_strides[2] + k * p.bias_strides[3]);
-    bool ok = inside && lseLog2 != negInf() &&
-              keyAllowed<C::kCausal, C::kWindow>(q, k, hd.kvEnd, hd.diagOffset,
-                                                 p.window_left, p.window_right);
+      x += mask.bias(p, q, k);
+    bool ok = inside && lseLog2 != negInf() && mask.positionAllowed(p, q, k);
     if (C::kKeep)
-      ok = ok && p.keep[hd.b * p.keep_strides[0] + hd.h * p.keep_strides[1] +
-                        q * p.keep_strides[2] + k * p.keep_strides[3]] != 0;
+      ok = ok && mask.kept(p, q, k);
     const float prob = ok ? fastExp2(x * kLog2e - lseLog2) : 0.f;
     const float dz = prob * (dp - delta);
     if (C::kBiasGrad && kWriteBiasGrad && prob != 0.f) {
       if (p.dbias_accum)
-        atomicAdd(p.dbias_accum + hd.b * p.dbias_accum_strides[0] +
-                      hd.h * p.dbias_accum_strides[1] +
+        atomicAdd(p.dbias_accum + mask.b * p.dbias_accum_strides[0] +
+                      mask.h * p.dbias_accum_strides[1] +
                       q * p.dbias_accum_strides[2] + k * p.dbias_accum_strides[3],
                   dz);
       else
         ElementIO<typename C::BiasElement>::store(
             p.dbias,
-            hd.b * p.dbias_strides[0] + hd.h * p.dbias_strides[1] +
+            mask.b * p.dbias_strides[0] + mask.h * p.dbias_strides[1] +
                 q * p.dbias_strides[2] + k * p.dbias_strides[3],
             dz);
     }
@@ -170,6 +92,16 @@ template <class C> struct BackwardScores {
     // A dropped entry contributes nothing, even where score_mod' is not
     // finite there.
     dp = prob != 0.f ? dz * slope : 0.f;
+  }
+
+  /// True if no element of the tile of rows [mask.m0, mask.m0 + rows) and
+  /// keys [n0, n0 + cols) needs masking: its rows are queries (the
+  /// backward sums every row into dK and dV) and the mask keeps every key.
+  static __device__ __forceinline__ bool tileIsFull(const FlashBwdParams &p,
+                                                    const Mask<C> &mask,
+                                                    int rows, int n0,
+                                                    int cols) {
+    return mask.m0 + rows <= p.seq_q && mask.tileIsFull(p, n0, cols);
   }
 };
 

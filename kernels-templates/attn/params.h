@@ -2,12 +2,17 @@
 // and the host runtime, so both sides agree on the layout.
 #pragma once
 
+#include "attn/tile_scheduler.h"
+
 namespace attn {
 
 using i64 = long long;
 
 /// Threads of a split-KV combine block; a warp merges one row.
 constexpr int kCombineThreads = 128;
+
+/// Tensors one score_mod may read (FlashParams::score_mod_captures).
+constexpr int kMaxScoreModCaptures = 4;
 
 /// Runtime arguments of a forward attention kernel. Strides are in elements;
 /// the last dimension of q, k (of k's rows when k is transposed), v and o is
@@ -21,13 +26,14 @@ struct FlashParams {
   const void *bias;         // additive bias, or null
   unsigned long long *tile_stats; // [2] += key tiles computed, of them
                                   // masked element-wise; or null
-  // Split-KV: num_splits blocks share a query block's key tiles, each
-  // writing its normalized partial output and logsumexp, f32, at
+  // The work tiles and their order (tile_scheduler.h). Split-KV:
+  // schedule.splits tiles share a query block's key tiles, each writing its
+  // normalized partial output and logsumexp, f32, at
   // [split][batch][head][row] (rows of heads_q x seq_q as launched);
-  // FlashCombine merges them into o (and lse). num_splits 1: o directly.
-  int num_splits;
-  float *partial_o;   // [num_splits][batch * heads_q * seq_q][kHeadDimV]
-  float *partial_lse; // [num_splits][batch * heads_q * seq_q]
+  // FlashCombine merges them into o (and lse). One split: o directly.
+  TileSchedule schedule;
+  float *partial_o;   // [splits][batch * heads_q * seq_q][kHeadDimV]
+  float *partial_lse; // [splits][batch * heads_q * seq_q]
   i64 q_strides[3];         // batch, head, row
   i64 k_strides[3];         // batch, head, row (row = key, or head dim if transposed)
   i64 v_strides[3];
@@ -38,6 +44,23 @@ struct FlashParams {
   int window_left, window_right; // -1: unbounded
   float scale;              // softmax scale
   float scale_log2;         // scale * log2(e)
+  // The tensors a score_mod reads (its captures, contiguous, in the op's
+  // order); unused slots are null.
+  const void *score_mod_captures[kMaxScoreModCaptures];
+};
+
+/// A TMA descriptor (CUDA's CUtensorMap: 128 opaque bytes, 64-byte
+/// aligned), encoded on the host by cuTensorMapEncodeTiled.
+struct alignas(64) TensorMap {
+  unsigned long long opaque[16];
+};
+
+/// The tensor maps of a persistent (TMA) forward kernel, its second
+/// __grid_constant__ parameter: q, k and v as 4-d tensors (head dim,
+/// sequence, head, batch) with boxes of 64 columns (128 bytes, the swizzle
+/// span) by a tile's rows.
+struct TmaMaps {
+  TensorMap q, k, v;
 };
 
 /// Runtime arguments of a graph-op kernel (the unfused path, one attn.kernel

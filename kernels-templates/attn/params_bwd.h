@@ -13,6 +13,9 @@ constexpr int kBackwardRowThreads = 128;
 /// Runtime arguments of the backward kernels. Strides are in elements (the
 /// last dimension of every tensor is contiguous); keep and bias strides are
 /// 0 along broadcast dimensions. The workspace buffers belong to the caller.
+/// The mask policy (mask.cuh) reads the fields it shares with FlashParams.
+/// Grids: the K/V-stationary kernel's (key blocks, heads_kv, batch), the dQ
+/// kernel's (query blocks, heads_q, batch).
 struct FlashBwdParams {
   const void *q, *k, *v, *o, *dout;
   const float *lse;           // [batch, heads_q, seq_q], natural log
@@ -42,6 +45,9 @@ struct FlashBwdParams {
   int batch, heads_q, heads_kv, seq_q, seq_kv;
   int window_left, window_right; // -1: unbounded
   float scale;                   // softmax scale
+  // The tensors the score_mod reads (its captures, contiguous, in the op's
+  // order); unused slots are null.
+  const void *score_mod_captures[kMaxScoreModCaptures];
 };
 
 } // namespace attn

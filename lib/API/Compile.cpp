@@ -2,22 +2,18 @@
 
 #include "attn/attn.h"
 #include "attn/API/CompileModule.h"
+#include "attn/Runtime/Log.h"
 
-#include "attn/Dialect/Attn/IR/AttnDialect.h"
 #include "attn/Dialect/Attn/IR/AttnOps.h"
+#include "attn/Support/Dialects.h"
+#include "attn/Support/Parser.h"
 #include "attn/Target/Cuda/EmitCuda.h"
 #include "attn/Transforms/Passes.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
@@ -84,9 +80,7 @@ private:
 
 void registerAttnDialects(mlir::MLIRContext &context) {
   mlir::DialectRegistry registry;
-  registry.insert<mlir::attn::AttnDialect, mlir::arith::ArithDialect,
-                  mlir::func::FuncDialect, mlir::math::MathDialect,
-                  mlir::tensor::TensorDialect>();
+  mlir::attn::registerAttnDialects(registry);
   context.appendDialectRegistry(registry);
   context.loadAllAvailableDialects();
 }
@@ -101,35 +95,28 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
                   "the backward is derived from fused attention: it needs "
                   "the pipeline and no 'unfused'");
   if (options.runPipeline) {
+    if (!options.unfused && !mlir::attn::lookupArch(context.arch()))
+      return Status(StatusCode::Unsupported,
+                    mlir::attn::unsupportedArchMessage(context.arch()));
+    mlir::attn::AttnPipelineOptions pipeline;
+    pipeline.arch = context.arch();
+    pipeline.variant = options.variant;
+    pipeline.blockM = options.blockM;
+    pipeline.blockN = options.blockN;
+    pipeline.numWarps = options.numWarps;
+    pipeline.stages = options.stages;
+    pipeline.unfused = options.unfused;
+    pipeline.backward = options.backward;
+    pipeline.biasGrad = options.backwardBiasGrad;
     mlir::PassManager pm(module.getContext());
-    pm.addPass(mlir::createCanonicalizerPass());
-    if (options.unfused) {
-      pm.addPass(mlir::attn::createAttnLowerUnfusedPass());
-    } else {
-      if (!mlir::attn::lookupArch(context.arch()))
-        return Status(StatusCode::Unsupported,
-                      "the cost model knows no arch '" + context.arch() +
-                          "'; use sm_80, sm_86, sm_89 or sm_90a");
-      pm.addPass(mlir::attn::createAttnFusePass());
-      pm.addPass(mlir::createCanonicalizerPass());
-      if (options.backward) {
-        mlir::attn::AttnDeriveBackwardPassOptions derive;
-        derive.biasGrad = options.backwardBiasGrad;
-        pm.addPass(mlir::attn::createAttnDeriveBackwardPass(derive));
-      }
-      mlir::attn::AttnSelectConfigPassOptions select;
-      select.arch = context.arch();
-      select.variant = options.variant;
-      select.blockM = options.blockM;
-      select.blockN = options.blockN;
-      select.numWarps = options.numWarps;
-      select.stages = options.stages;
-      pm.addPass(mlir::attn::createAttnSelectConfigPass(select));
-    }
+    mlir::attn::buildAttnPipeline(pm, pipeline);
     if (mlir::failed(pm.run(module)))
       return Status(StatusCode::Unsupported, diagnostics.joinedErrors());
   }
   compiled.remarks = diagnostics.remarks;
+  if (logEnabled())
+    for (const std::string &remark : compiled.remarks)
+      log(remark);
   llvm::raw_string_ostream irStream(compiled.loweredIR);
   module.print(irStream);
 
@@ -141,11 +128,25 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
       kernelOps.push_back(op);
   });
   if (kernelOps.empty()) {
-    std::string why = "the module has no attn.flash, attn.flash_bwd or attn.kernel to compile";
+    std::string why = "the module has no attn.flash, attn.flash_bwd or "
+                      "attn.kernel to compile";
     for (const std::string &remark : compiled.remarks)
       why += "\n" + remark;
     return Status(StatusCode::Unsupported, why);
   }
+  // A hand-written config has not met the resource model yet: the verifier
+  // cannot know the GPU, but the context does.
+  if (std::optional<mlir::attn::ArchInfo> arch =
+          mlir::attn::lookupArch(context.arch()))
+    for (mlir::Operation *op : kernelOps) {
+      mlir::LogicalResult fits = mlir::success();
+      if (auto flash = mlir::dyn_cast<mlir::attn::FlashOp>(op))
+        fits = mlir::attn::verifyConfigFits(flash, *arch);
+      else if (auto backward = mlir::dyn_cast<mlir::attn::FlashBwdOp>(op))
+        fits = mlir::attn::verifyConfigFits(backward, *arch);
+      if (mlir::failed(fits))
+        return Status(StatusCode::Unsupported, diagnostics.joinedErrors());
+    }
   for (mlir::Operation *op : kernelOps) {
     mlir::FailureOr<KernelSpec> spec;
     if (auto flash = mlir::dyn_cast<mlir::attn::FlashOp>(op))
@@ -178,7 +179,7 @@ Result<CompiledModule> compileSource(Context &context, const std::string &text,
   mlir::OwningOpRef<mlir::ModuleOp> module;
   {
     DiagnosticCollector diagnostics(mlirContext);
-    module = mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &mlirContext);
+    module = mlir::attn::parseAttnSource(sourceMgr, &mlirContext);
     if (!module)
       return Status(StatusCode::ParseError, diagnostics.joinedErrors());
   }

@@ -8,6 +8,8 @@
 
 #include "attn/attn.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -15,17 +17,6 @@
 namespace attn {
 
 namespace {
-
-const char *typeName(DataType type) {
-  switch (type) {
-  case DataType::F16: return "f16";
-  case DataType::BF16: return "bf16";
-  case DataType::F32: return "f32";
-  case DataType::I32: return "i32";
-  case DataType::Bool: return "i1";
-  }
-  return "?";
-}
 
 std::string tensorType(const std::vector<int64_t> &shape, const char *element) {
   std::string text = "tensor<";
@@ -68,6 +59,13 @@ Result<Graph::Tensor> Graph::sdpa(Tensor qRef, Tensor kRef, Tensor vRef,
     if (n->shape.size() != 4)
       return invalid("'" + n->name + "' has shape " + shapeText(n->shape) +
                      "; expected [batch, heads, seq, head_dim]");
+  // Checked before any division by a head count; the verifiers would
+  // reject the text anyway.
+  for (const Node *n : {&q, &k, &v})
+    for (int64_t extent : n->shape)
+      if (extent < 1 || extent > 2147483647)
+        return invalid("'" + n->name + "' has shape " + shapeText(n->shape) +
+                       "; extents must be between 1 and 2147483647");
   if (q.type != k.type || q.type != v.type ||
       (q.type != DataType::F16 && q.type != DataType::BF16))
     return invalid("q, k and v must be all f16 or all bf16");
@@ -94,8 +92,8 @@ Result<Graph::Tensor> Graph::sdpa(Tensor qRef, Tensor kRef, Tensor vRef,
   auto fresh = [&] { return "t" + std::to_string(counter_++); };
   std::string s = fresh();
   os << "  %" << s << " = attn.matmul %" << q.name << ", %" << k.name
-     << " {transpose_rhs} : " << tensorType(q.shape, typeName(q.type)) << ", "
-     << tensorType(k.shape, typeName(k.type)) << " -> " << scores << "\n";
+     << " {transpose_rhs} : " << tensorType(q.shape, elementTypeName(q.type)) << ", "
+     << tensorType(k.shape, elementTypeName(k.type)) << " -> " << scores << "\n";
   float scale = options.scale.value_or(1.0f / std::sqrt(float(q.shape[3])));
   char scaleText[32];
   std::snprintf(scaleText, sizeof(scaleText), "%.9g", scale);
@@ -103,12 +101,29 @@ Result<Graph::Tensor> Graph::sdpa(Tensor qRef, Tensor kRef, Tensor vRef,
   os << "  %" << t << " = attn.scale %" << s << " {factor = " << scaleText
      << " : f32} : " << scores << "\n";
   std::string current = t;
+  if (!options.scoreModCaptures.empty() && options.scoreMod.empty())
+    return invalid("score_mod captures need a score_mod");
   if (!options.scoreMod.empty()) {
+    std::string captures, captureTypes, captureArgs;
+    for (auto [i, capture] : llvm::enumerate(options.scoreModCaptures)) {
+      if (!valid(capture))
+        return invalid("score_mod capture " + std::to_string(i) +
+                       " is not a tensor of this graph");
+      const Node &n = nodes_[capture.id];
+      std::string type = tensorType(n.shape, elementTypeName(n.type));
+      captures += (i ? ", %" : "%") + n.name;
+      captureTypes += (i ? ", " : "") + type;
+      captureArgs += ", %capture" + std::to_string(i) + ": " + type;
+    }
     std::string m = fresh();
-    os << "  %" << m << " = attn.score_mod %" << current << " {\n"
+    os << "  %" << m << " = attn.score_mod %" << current;
+    if (!captures.empty())
+      os << " captures(" << captures << " : " << captureTypes << ")";
+    os << " {\n"
        << "  ^bb0(%score: f32, %b: index, %h: index, %q_idx: index, %kv_idx: "
-          "index):\n    "
-       << options.scoreMod << "\n  } : " << scores << "\n";
+          "index"
+       << captureArgs << "):\n    " << options.scoreMod << "\n  } : "
+       << scores << "\n";
     current = m;
   }
 
@@ -130,7 +145,7 @@ Result<Graph::Tensor> Graph::sdpa(Tensor qRef, Tensor kRef, Tensor vRef,
     const Node &n = nodes_[t->id];
     items.push_back(item);
     operands += std::string(" ") + keyword + "(%" + n.name + " : " +
-                tensorType(n.shape, typeName(n.type)) + ")";
+                tensorType(n.shape, elementTypeName(n.type)) + ")";
     return Status::ok();
   };
   if (Status st = addOperand(options.lengths, "key_padding", "lengths"); !st)
@@ -149,14 +164,14 @@ Result<Graph::Tensor> Graph::sdpa(Tensor qRef, Tensor kRef, Tensor vRef,
     current = m;
   }
   std::string p = fresh();
-  std::string probs = tensorType({b, h, sq, skv}, typeName(q.type));
+  std::string probs = tensorType({b, h, sq, skv}, elementTypeName(q.type));
   os << "  %" << p << " = attn.softmax %" << current << " {dim = 3} : "
      << scores << " -> " << probs << "\n";
   std::string o = fresh();
   std::vector<int64_t> outShape = {b, h, sq, v.shape[3]};
   os << "  %" << o << " = attn.matmul %" << p << ", %" << v.name << " : "
-     << probs << ", " << tensorType(v.shape, typeName(v.type)) << " -> "
-     << tensorType(outShape, typeName(q.type)) << "\n";
+     << probs << ", " << tensorType(v.shape, elementTypeName(v.type)) << " -> "
+     << tensorType(outShape, elementTypeName(q.type)) << "\n";
   body_ += os.str();
   nodes_.push_back({o, q.type, outShape});
   return Tensor{static_cast<int>(nodes_.size()) - 1};
@@ -170,12 +185,12 @@ Result<std::string> Graph::toMLIR() const {
   for (size_t i = 0; i < inputs_.size(); ++i) {
     const Node &n = nodes_[inputs_[i]];
     os << (i ? ", " : "") << "%" << n.name << ": "
-       << tensorType(n.shape, typeName(n.type));
+       << tensorType(n.shape, elementTypeName(n.type));
   }
   os << ") -> (";
   for (size_t i = 0; i < outputs_.size(); ++i) {
     const Node &n = nodes_[outputs_[i]];
-    os << (i ? ", " : "") << tensorType(n.shape, typeName(n.type));
+    os << (i ? ", " : "") << tensorType(n.shape, elementTypeName(n.type));
   }
   os << ") {\n" << body_ << "  return ";
   for (size_t i = 0; i < outputs_.size(); ++i)
@@ -183,7 +198,7 @@ Result<std::string> Graph::toMLIR() const {
   os << " : ";
   for (size_t i = 0; i < outputs_.size(); ++i) {
     const Node &n = nodes_[outputs_[i]];
-    os << (i ? ", " : "") << tensorType(n.shape, typeName(n.type));
+    os << (i ? ", " : "") << tensorType(n.shape, elementTypeName(n.type));
   }
   os << "\n}\n";
   return os.str();

@@ -1,10 +1,15 @@
 //===- CAPI.cpp - The attn C API ------------------------------------------===//
 
 #include "attn-c/attn.h"
+#include "attn/Runtime/Log.h"
+#include "attn/Version.h"
 #include "attn/attn.h"
 
 #include <cstring>
 #include <string>
+
+static_assert(ATTN_MAX_SCORE_MOD_CAPTURES == attn::kMaxScoreModCaptures,
+              "the C API and the runtime disagree on score_mod captures");
 
 namespace {
 
@@ -26,6 +31,39 @@ attn::TensorArg toArg(const attn_tensor &t) {
   return a;
 }
 
+attn::Device deviceOf(const attn_launch_config *config) {
+  if (!config)
+    return attn::Device::current();
+  attn::Device device;
+  device.context = config->context;
+  device.ordinal = config->device;
+  return device;
+}
+
+attn::FlashArgs toFlashArgs(const attn_flash_args *args,
+                            const attn_launch_config *config) {
+  attn::FlashArgs a;
+  a.batch = args->batch;
+  a.seqQ = args->seq_q;
+  a.seqKV = args->seq_kv;
+  a.q = toArg(args->q);
+  a.k = toArg(args->k);
+  a.v = toArg(args->v);
+  a.o = toArg(args->o);
+  a.lse = args->lse;
+  a.lengths = args->lengths;
+  a.keep = toArg(args->keep);
+  a.bias = toArg(args->bias);
+  a.splits = args->num_splits;
+  for (int i = 0; i < ATTN_MAX_SCORE_MOD_CAPTURES; ++i)
+    a.scoreModCaptures[i] = args->score_mod_captures[i];
+  if (config) {
+    a.workspace = reinterpret_cast<attn::DevicePtr>(config->workspace);
+    a.workspaceBytes = config->workspace_bytes;
+  }
+  return a;
+}
+
 } // namespace
 
 struct attn_context {
@@ -39,6 +77,14 @@ struct attn_kernel {
 extern "C" {
 
 const char *attn_last_error(void) { return lastError.c_str(); }
+
+const char *attn_version(void) { return ATTN_VERSION; }
+
+int32_t attn_abi_version(void) { return ATTN_C_ABI_VERSION; }
+
+void attn_set_log_handler(attn_log_handler handler, void *user) {
+  attn::setLogHandler(handler, user);
+}
 
 int attn_context_create(const char *arch, const char *cacheDir,
                         attn_context **out) {
@@ -123,25 +169,42 @@ const char *attn_kernel_source(const attn_kernel *kernel) {
   return kernel ? kernel->kernel->spec().source.c_str() : "";
 }
 
+int attn_kernel_load(attn_kernel *kernel, const attn_launch_config *where) {
+  if (!kernel)
+    return invalid("attn_kernel_load: 'kernel' is NULL");
+  attn::Status s = kernel->kernel->load(deviceOf(where));
+  return s ? ATTN_OK : report(s);
+}
+
+int attn_workspace_size(attn_kernel *kernel, const attn_flash_args *args,
+                        const attn_launch_config *config, uint64_t *bytes) {
+  if (!kernel || !args || !bytes)
+    return invalid("attn_workspace_size: NULL argument");
+  auto size = kernel->kernel->workspaceBytes(
+      toFlashArgs(args, config), config ? config->stream : nullptr,
+      deviceOf(config));
+  if (!size)
+    return report(size.status());
+  *bytes = *size;
+  return ATTN_OK;
+}
+
+int attn_launch_on(attn_kernel *kernel, const attn_flash_args *args,
+                   const attn_launch_config *config) {
+  if (!kernel || !args)
+    return invalid("attn_launch_on: NULL argument");
+  attn::Status s = kernel->kernel->launch(toFlashArgs(args, config),
+                                          config ? config->stream : nullptr,
+                                          deviceOf(config));
+  return s ? ATTN_OK : report(s);
+}
+
 int attn_launch(attn_kernel *kernel, const attn_flash_args *args,
                 void *stream) {
-  if (!kernel || !args)
-    return invalid("attn_launch: NULL argument");
-  attn::FlashArgs a;
-  a.batch = args->batch;
-  a.seqQ = args->seq_q;
-  a.seqKV = args->seq_kv;
-  a.q = toArg(args->q);
-  a.k = toArg(args->k);
-  a.v = toArg(args->v);
-  a.o = toArg(args->o);
-  a.lse = args->lse;
-  a.lengths = args->lengths;
-  a.keep = toArg(args->keep);
-  a.bias = toArg(args->bias);
-  a.splits = args->num_splits;
-  attn::Status s = kernel->kernel->launch(a, stream);
-  return s ? ATTN_OK : report(s);
+  attn_launch_config config = {};
+  config.device = -1;
+  config.stream = stream;
+  return attn_launch_on(kernel, args, &config);
 }
 
 void attn_kernel_destroy(attn_kernel *kernel) { delete kernel; }
@@ -172,7 +235,8 @@ int attn_compile_training(attn_context *context, const char *mlir,
 
 namespace {
 
-attn::BackwardArgs toBackwardArgs(const attn_backward_args &args) {
+attn::BackwardArgs toBackwardArgs(const attn_backward_args &args,
+                                  const attn_launch_config *config) {
   attn::BackwardArgs a;
   a.batch = args.batch;
   a.seqQ = args.seq_q;
@@ -191,8 +255,12 @@ attn::BackwardArgs toBackwardArgs(const attn_backward_args &args) {
   a.bias = toArg(args.bias);
   a.gradBias = toArg(args.grad_bias);
   a.deterministic = args.deterministic != 0;
-  a.workspace = args.workspace;
-  a.workspaceSize = static_cast<size_t>(args.workspace_bytes);
+  for (int i = 0; i < ATTN_MAX_SCORE_MOD_CAPTURES; ++i)
+    a.scoreModCaptures[i] = args.score_mod_captures[i];
+  if (config) {
+    a.workspace = reinterpret_cast<attn::DevicePtr>(config->workspace);
+    a.workspaceBytes = config->workspace_bytes;
+  }
   return a;
 }
 
@@ -203,7 +271,7 @@ int attn_backward_workspace_size(const attn_kernel *backward,
                                  uint64_t *bytes) {
   if (!backward || !args || !bytes)
     return invalid("attn_backward_workspace_size: NULL argument");
-  auto size = backward->kernel->workspaceBytes(toBackwardArgs(*args));
+  auto size = backward->kernel->workspaceBytes(toBackwardArgs(*args, nullptr));
   if (!size)
     return report(size.status());
   *bytes = *size;
@@ -211,10 +279,12 @@ int attn_backward_workspace_size(const attn_kernel *backward,
 }
 
 int attn_launch_backward(attn_kernel *backward, const attn_backward_args *args,
-                         void *stream) {
+                         const attn_launch_config *config) {
   if (!backward || !args)
     return invalid("attn_launch_backward: NULL argument");
-  attn::Status s = backward->kernel->launch(toBackwardArgs(*args), stream);
+  attn::Status s = backward->kernel->launch(toBackwardArgs(*args, config),
+                                            config ? config->stream : nullptr,
+                                            deviceOf(config));
   return s ? ATTN_OK : report(s);
 }
 

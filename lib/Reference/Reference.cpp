@@ -2,9 +2,11 @@
 
 #include "attn/Reference/Reference.h"
 #include "attn/Dialect/Attn/IR/AttnOps.h"
+#include "attn/Dialect/Attn/IR/ScoreModOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -13,6 +15,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <thread>
 
@@ -82,172 +85,142 @@ struct Tensor4 {
   }
 };
 
-/// Scalars of a score_mod region: floats as double, integers as int64.
-struct Scalar {
-  double f = 0;
-  int64_t i = 0;
-};
-
-/// Runs a score_mod region on one score.
-class RegionInterpreter {
+/// A score_mod region compiled for evaluation at every score: each op's row
+/// of the table (ScoreModOps.h) and the slots of its operands and results,
+/// in program order. Constants are evaluated once.
+class ScoreModProgram {
 public:
-  static LogicalResult check(Region &region) {
-    for (Operation &op : region.front()) {
-      if (!isa<arith::ConstantOp, arith::AddFOp, arith::SubFOp, arith::MulFOp,
-               arith::DivFOp, arith::RemFOp, arith::NegFOp, arith::MaximumFOp,
-               arith::MaxNumFOp, arith::MinimumFOp, arith::MinNumFOp,
-               arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::DivSIOp,
-               arith::RemSIOp, arith::AndIOp, arith::OrIOp, arith::XOrIOp,
-               arith::MaxSIOp, arith::MinSIOp, arith::CmpFOp, arith::CmpIOp,
-               arith::SelectOp, arith::IndexCastOp, arith::SIToFPOp,
-               arith::FPToSIOp, arith::ExtSIOp, arith::TruncIOp, math::TanhOp,
-               math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op,
-               math::SqrtOp, math::RsqrtOp, math::AbsFOp, math::ErfOp,
-               math::SinOp, math::CosOp, math::PowFOp, math::FmaOp,
-               math::FloorOp, math::CeilOp, YieldOp>(op))
-        return op.emitOpError() << "is not supported by the CPU reference";
-      for (Value operand : op.getOperands())
-        if (operand.getParentRegion() != &region &&
-            !operand.getDefiningOp<arith::ConstantOp>())
-          return op.emitOpError()
+  /// Compiles the body of `op` (an attn.score_mod, attn.flash or
+  /// attn.flash_bwd) whose captures hold `captures`; reports what it cannot
+  /// evaluate on the op.
+  static FailureOr<ScoreModProgram>
+  compile(Operation *op, Region &region,
+          std::vector<const HostTensor *> captures) {
+    ScoreModProgram program;
+    program.captures = std::move(captures);
+    llvm::DenseMap<Value, unsigned> slots;
+    Block &block = region.front();
+    auto newSlot = [&](Value value) {
+      unsigned slot = program.initial.size();
+      program.initial.emplace_back();
+      slots[value] = slot;
+      return slot;
+    };
+    for (unsigned i = 0; i < 5; ++i)
+      newSlot(block.getArgument(i));
+    for (unsigned i = 5; i < block.getNumArguments(); ++i)
+      program.captureArgs[block.getArgument(i)] = i - 5;
+    // Constants hoisted out of the region are evaluated like inner ones.
+    auto slotOf = [&](Value value) -> FailureOr<unsigned> {
+      auto it = slots.find(value);
+      if (it != slots.end())
+        return it->second;
+      Operation *def = value.getDefiningOp();
+      if (!isa_and_nonnull<arith::ConstantOp>(def))
+        return failure();
+      unsigned slot = newSlot(value);
+      program.initial[slot] = evaluateScoreModConstant(def);
+      return slot;
+    };
+    for (Operation &inner : block) {
+      if (isa<arith::ConstantOp>(inner)) {
+        (void)slotOf(inner.getResult(0));
+        continue;
+      }
+      Step step;
+      for (Value operand : inner.getOperands()) {
+        if (program.captureArgs.count(operand)) {
+          step.capture = program.captureArgs.lookup(operand);
+          continue;
+        }
+        FailureOr<unsigned> slot = slotOf(operand);
+        if (failed(slot))
+          return inner.emitOpError()
                  << "uses a value from outside the region that is not a "
                     "constant";
+        step.operands.push_back(*slot);
+      }
+      if (isa<YieldOp>(inner)) {
+        program.result = step.operands.front();
+        program.steps.push_back(step);
+        return program;
+      }
+      if (auto extract = dyn_cast<tensor::ExtractOp>(inner)) {
+        if (step.capture >= program.captures.size())
+          return inner.emitOpError()
+                 << "reads a tensor that is not a score_mod capture";
+        step.extract = extract.getTensor().getType();
+      } else {
+        step.row = lookupScoreModOp(&inner);
+        if (!step.row)
+          return inner.emitOpError() << "is not supported by the CPU reference";
+      }
+      for (Value result : inner.getResults()) {
+        step.results.push_back(newSlot(result));
+        step.widths.push_back(scoreModBitWidth(result.getType()));
+      }
+      program.steps.push_back(step);
     }
-    return success();
+    return op->emitOpError() << "has a score_mod region without attn.yield";
   }
 
-  static double run(Region &region, double score, int64_t b, int64_t h,
-                    int64_t q, int64_t k) {
-    llvm::DenseMap<Value, Scalar> env;
-    Block &block = region.front();
-    env[block.getArgument(0)].f = score;
-    env[block.getArgument(1)].i = b;
-    env[block.getArgument(2)].i = h;
-    env[block.getArgument(3)].i = q;
-    env[block.getArgument(4)].i = k;
-    auto get = [&](Value v) -> Scalar {
-      auto it = env.find(v);
-      if (it != env.end())
-        return it->second;
-      return constant(v.getDefiningOp<arith::ConstantOp>());
-    };
-    for (Operation &op : block) {
-      if (auto yield = dyn_cast<YieldOp>(op))
-        return get(yield.getValues().front()).f;
-      SmallVector<Scalar> in;
-      for (Value operand : op.getOperands())
-        in.push_back(get(operand));
-      env[op.getResult(0)] = apply(op, in);
+  double run(double score, int64_t b, int64_t h, int64_t q, int64_t k) const {
+    std::vector<ScoreModValue> values = initial;
+    values[0] = ScoreModValue::ofFloat(score);
+    int64_t indices[4] = {b, h, q, k};
+    for (int i = 0; i < 4; ++i)
+      values[1 + i] = ScoreModValue::ofInt(
+          APInt(64, static_cast<uint64_t>(indices[i]), /*isSigned=*/true));
+    SmallVector<ScoreModValue, 4> in;
+    for (const Step &step : steps) {
+      if (!step.row && !step.extract)
+        break; // attn.yield
+      in.clear();
+      for (unsigned slot : step.operands)
+        in.push_back(values[slot]);
+      if (step.extract) {
+        values[step.results[0]] = extract(step, in);
+        continue;
+      }
+      values[step.results[0]] = step.row->evaluate(in, step.widths[0]);
+      if (step.results.size() > 1)
+        values[step.results[1]] = step.row->evaluate2(in, step.widths[1]);
     }
-    return score;
+    return values[result].f;
   }
 
 private:
-  static Scalar constant(arith::ConstantOp op) {
-    Scalar s;
-    if (auto f = dyn_cast<FloatAttr>(op.getValue()))
-      s.f = f.getValueAsDouble();
-    else if (auto i = dyn_cast<IntegerAttr>(op.getValue()))
-      s.i = i.getValue().getSExtValue();
-    return s;
+  struct Step {
+    const ScoreModOpInfo *row = nullptr;
+    RankedTensorType extract; ///< set for a tensor.extract
+    unsigned capture = ~0u;
+    SmallVector<unsigned, 3> operands, results, widths;
+  };
+
+  /// A capture's element at clamped indices, as a score_mod value.
+  ScoreModValue extract(const Step &step, ArrayRef<ScoreModValue> in) const {
+    const HostTensor &t = *captures[step.capture];
+    int64_t offset = 0;
+    for (int64_t d = 0; d < step.extract.getRank(); ++d)
+      offset = offset * step.extract.getDimSize(d) +
+               clampScoreModIndex(in[d].i.getSExtValue(),
+                                  step.extract.getDimSize(d));
+    double x = t.data[offset];
+    Type element = step.extract.getElementType();
+    if (isa<FloatType>(element))
+      return ScoreModValue::ofFloat(x);
+    unsigned width = scoreModBitWidth(element);
+    if (width == 1)
+      return ScoreModValue::ofInt(APInt(1, x != 0 ? 1 : 0));
+    return ScoreModValue::ofInt(
+        APInt(width, static_cast<uint64_t>(static_cast<int64_t>(x)), true));
   }
 
-  static Scalar apply(Operation &op, ArrayRef<Scalar> in) {
-    Scalar r;
-    auto f = [&](double value) {
-      r.f = value;
-      return r;
-    };
-    auto i = [&](int64_t value) {
-      r.i = value;
-      return r;
-    };
-    if (isa<arith::ConstantOp>(op))
-      return constant(cast<arith::ConstantOp>(op));
-    return llvm::TypeSwitch<Operation *, Scalar>(&op)
-        .Case([&](arith::AddFOp) { return f(in[0].f + in[1].f); })
-        .Case([&](arith::SubFOp) { return f(in[0].f - in[1].f); })
-        .Case([&](arith::MulFOp) { return f(in[0].f * in[1].f); })
-        .Case([&](arith::DivFOp) { return f(in[0].f / in[1].f); })
-        .Case([&](arith::RemFOp) { return f(std::fmod(in[0].f, in[1].f)); })
-        .Case([&](arith::NegFOp) { return f(-in[0].f); })
-        .Case<arith::MaximumFOp, arith::MaxNumFOp>(
-            [&](Operation *) { return f(std::fmax(in[0].f, in[1].f)); })
-        .Case<arith::MinimumFOp, arith::MinNumFOp>(
-            [&](Operation *) { return f(std::fmin(in[0].f, in[1].f)); })
-        .Case([&](arith::AddIOp) { return i(in[0].i + in[1].i); })
-        .Case([&](arith::SubIOp) { return i(in[0].i - in[1].i); })
-        .Case([&](arith::MulIOp) { return i(in[0].i * in[1].i); })
-        .Case([&](arith::DivSIOp) { return i(in[1].i ? in[0].i / in[1].i : 0); })
-        .Case([&](arith::RemSIOp) { return i(in[1].i ? in[0].i % in[1].i : 0); })
-        .Case([&](arith::AndIOp) { return i(in[0].i & in[1].i); })
-        .Case([&](arith::OrIOp) { return i(in[0].i | in[1].i); })
-        .Case([&](arith::XOrIOp) { return i(in[0].i ^ in[1].i); })
-        .Case([&](arith::MaxSIOp) { return i(std::max(in[0].i, in[1].i)); })
-        .Case([&](arith::MinSIOp) { return i(std::min(in[0].i, in[1].i)); })
-        .Case([&](arith::CmpFOp cmp) {
-          double a = in[0].f, b = in[1].f;
-          bool unordered = std::isnan(a) || std::isnan(b);
-          using P = arith::CmpFPredicate;
-          switch (cmp.getPredicate()) {
-          case P::OEQ: return i(!unordered && a == b);
-          case P::ONE: return i(!unordered && a != b);
-          case P::OLT: return i(!unordered && a < b);
-          case P::OLE: return i(!unordered && a <= b);
-          case P::OGT: return i(!unordered && a > b);
-          case P::OGE: return i(!unordered && a >= b);
-          case P::UEQ: return i(unordered || a == b);
-          case P::UNE: return i(unordered || a != b);
-          case P::ULT: return i(unordered || a < b);
-          case P::ULE: return i(unordered || a <= b);
-          case P::UGT: return i(unordered || a > b);
-          case P::UGE: return i(unordered || a >= b);
-          case P::ORD: return i(!unordered);
-          case P::UNO: return i(unordered);
-          case P::AlwaysTrue: return i(1);
-          case P::AlwaysFalse: return i(0);
-          }
-          return i(0);
-        })
-        .Case([&](arith::CmpIOp cmp) {
-          int64_t a = in[0].i, b = in[1].i;
-          using P = arith::CmpIPredicate;
-          switch (cmp.getPredicate()) {
-          case P::eq: return i(a == b);
-          case P::ne: return i(a != b);
-          case P::slt: return i(a < b);
-          case P::sle: return i(a <= b);
-          case P::sgt: return i(a > b);
-          case P::sge: return i(a >= b);
-          case P::ult: return i(uint64_t(a) < uint64_t(b));
-          case P::ule: return i(uint64_t(a) <= uint64_t(b));
-          case P::ugt: return i(uint64_t(a) > uint64_t(b));
-          case P::uge: return i(uint64_t(a) >= uint64_t(b));
-          }
-          return i(0);
-        })
-        .Case([&](arith::SelectOp) { return in[0].i ? in[1] : in[2]; })
-        .Case<arith::IndexCastOp, arith::ExtSIOp, arith::TruncIOp>(
-            [&](Operation *) { return in[0]; })
-        .Case([&](arith::SIToFPOp) { return f(double(in[0].i)); })
-        .Case([&](arith::FPToSIOp) { return i(int64_t(in[0].f)); })
-        .Case([&](math::TanhOp) { return f(std::tanh(in[0].f)); })
-        .Case([&](math::ExpOp) { return f(std::exp(in[0].f)); })
-        .Case([&](math::Exp2Op) { return f(std::exp2(in[0].f)); })
-        .Case([&](math::LogOp) { return f(std::log(in[0].f)); })
-        .Case([&](math::Log2Op) { return f(std::log2(in[0].f)); })
-        .Case([&](math::SqrtOp) { return f(std::sqrt(in[0].f)); })
-        .Case([&](math::RsqrtOp) { return f(1.0 / std::sqrt(in[0].f)); })
-        .Case([&](math::AbsFOp) { return f(std::fabs(in[0].f)); })
-        .Case([&](math::ErfOp) { return f(std::erf(in[0].f)); })
-        .Case([&](math::SinOp) { return f(std::sin(in[0].f)); })
-        .Case([&](math::CosOp) { return f(std::cos(in[0].f)); })
-        .Case([&](math::PowFOp) { return f(std::pow(in[0].f, in[1].f)); })
-        .Case([&](math::FmaOp) { return f(in[0].f * in[1].f + in[2].f); })
-        .Case([&](math::FloorOp) { return f(std::floor(in[0].f)); })
-        .Case([&](math::CeilOp) { return f(std::ceil(in[0].f)); })
-        .Default([&](Operation *) { return r; });
-  }
+  std::vector<ScoreModValue> initial;
+  std::vector<Step> steps;
+  std::vector<const HostTensor *> captures;
+  llvm::DenseMap<Value, unsigned> captureArgs;
+  unsigned result = 0;
 };
 
 /// Softmax along the rows (dim 3) or the columns (dim 2) of a slice; a line
@@ -354,12 +327,16 @@ public:
   SmallVector<Value> results;
   llvm::DenseMap<Value, Tensor4> tensors;
   llvm::DenseMap<Value, HostTensor> plain;
+  /// The function's arguments as given (kernel body arguments too).
+  llvm::DenseMap<Value, const HostTensor *> arguments;
 
 private:
   LogicalResult bindInput(Value arg, const HostTensor &input) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
     if (!type)
       return emitError(arg.getLoc()) << "the reference takes tensor arguments";
+    // Every argument is readable whole (score_mod captures of any rank).
+    arguments[arg] = &input;
     if (type.getRank() != 4) {
       plain[arg] = input;
       return success();
@@ -451,15 +428,19 @@ private:
         })
         .Case([&](ScoreModOp mod) -> LogicalResult {
           FailureOr<Tensor4> in = tensor(mod, mod.getInput());
-          if (failed(in) || failed(RegionInterpreter::check(mod.getBody())))
+          if (failed(in))
+            return failure();
+          FailureOr<ScoreModProgram> program =
+              scoreModProgram(mod, mod.getBody(), mod.getCaptures());
+          if (failed(program))
             return failure();
           Tensor4 out = *in, src = *in;
-          Region *region = &mod.getBody();
-          out.slice = [src, region](int64_t b, int64_t h) {
+          auto shared = std::make_shared<const ScoreModProgram>(*program);
+          out.slice = [src, shared](int64_t b, int64_t h) {
             Matrix m = src.slice(b, h);
             for (int64_t i = 0; i < m.rows; ++i)
               for (int64_t j = 0; j < m.cols; ++j)
-                m.at(i, j) = RegionInterpreter::run(*region, m.at(i, j), b, h, i, j);
+                m.at(i, j) = shared->run(m.at(i, j), b, h, i, j);
             return m;
           };
           tensors[mod.getResult()] = out;
@@ -553,6 +534,8 @@ private:
             else
               return kernel.emitOpError()
                      << "has an input the reference holds no value for";
+            if (const HostTensor *whole = arguments.lookup(input))
+              arguments[arg] = whole;
           }
           Operation *payload = kernel.getPayload();
           if (failed(evaluate(*payload)))
@@ -565,6 +548,22 @@ private:
         .Default([&](Operation *other) {
           return other->emitOpError() << "is not supported by the CPU reference";
         });
+  }
+
+  /// The score_mod region of `op` with its captures, which must be
+  /// function arguments.
+  FailureOr<ScoreModProgram> scoreModProgram(Operation *op, Region &region,
+                                             ValueRange captureValues) {
+    std::vector<const HostTensor *> captures;
+    for (Value capture : captureValues) {
+      const HostTensor *whole = arguments.lookup(capture);
+      if (!whole)
+        return op->emitOpError() << "has a score_mod capture that is not a "
+                                    "function argument; the reference reads "
+                                    "captures from the inputs";
+      captures.push_back(whole);
+    }
+    return ScoreModProgram::compile(op, region, std::move(captures));
   }
 
   FailureOr<MaskEval> maskEval(Operation *op, MaskAttr kind, Value lengths,
@@ -617,11 +616,20 @@ private:
       return op.emitOpError() << "has an 'lse' operand the reference holds no "
                                  "value for";
     }
-    Region *mod = op.hasScoreMod() ? &op.getScoreMod() : nullptr;
-    Region *modGrad = op.hasScoreMod() ? &op.getScoreModGrad() : nullptr;
-    if (mod && (failed(RegionInterpreter::check(*mod)) ||
-                failed(RegionInterpreter::check(*modGrad))))
-      return failure();
+    // The score_mod and its derivative, reading the same captures.
+    std::shared_ptr<const ScoreModProgram> mod, modGrad;
+    if (op.hasScoreMod()) {
+      FailureOr<ScoreModProgram> program =
+          scoreModProgram(op, op.getScoreMod(), op.getCaptures());
+      if (failed(program))
+        return failure();
+      FailureOr<ScoreModProgram> gradProgram =
+          scoreModProgram(op, op.getScoreModGrad(), op.getCaptures());
+      if (failed(gradProgram))
+        return failure();
+      mod = std::make_shared<const ScoreModProgram>(std::move(*program));
+      modGrad = std::make_shared<const ScoreModProgram>(std::move(*gradProgram));
+    }
     FailureOr<MaskEval> eval =
         maskEval(op, op.getMaskOrEmpty(), op.getLengths(), op.getKeep(),
                  op.getBias());
@@ -644,9 +652,9 @@ private:
       for (int64_t i = 0; i < raw.rows; ++i)
         for (int64_t j = 0; j < raw.cols; ++j) {
           double x = raw.at(i, j) * scale;
-          z.at(i, j) = mod ? RegionInterpreter::run(*mod, x, b, h, i, j) : x;
+          z.at(i, j) = mod ? mod->run(x, b, h, i, j) : x;
           if (modGrad)
-            slope.at(i, j) = RegionInterpreter::run(*modGrad, x, b, h, i, j);
+            slope.at(i, j) = modGrad->run(x, b, h, i, j);
         }
       e.apply(z, b, h);
       std::vector<double> lse = lseRow(b, h);
@@ -744,9 +752,14 @@ private:
                        v = tensor(flash, flash.getV());
     if (failed(q) || failed(k) || failed(v))
       return failure();
-    if (flash.hasScoreMod() &&
-        failed(RegionInterpreter::check(flash.getScoreMod())))
-      return failure();
+    std::shared_ptr<const ScoreModProgram> mod;
+    if (flash.hasScoreMod()) {
+      FailureOr<ScoreModProgram> program = scoreModProgram(
+          flash, flash.getScoreMod(), flash.getCaptures());
+      if (failed(program))
+        return failure();
+      mod = std::make_shared<const ScoreModProgram>(std::move(*program));
+    }
     FailureOr<MaskEval> eval =
         maskEval(flash, flash.getMaskOrEmpty(), flash.getLengths(),
                  flash.getKeep(), flash.getBias());
@@ -755,7 +768,6 @@ private:
     double scale = flash.getScale().convertToDouble();
     bool transposeK = flash.getTransposeK();
     int64_t group = q->shape[1] / k->shape[1];
-    Region *mod = flash.hasScoreMod() ? &flash.getScoreMod() : nullptr;
     Tensor4 qq = *q, kk = *k, vv = *v;
     MaskEval e = *eval;
     // Probabilities and logsumexp of one slice.
@@ -765,7 +777,7 @@ private:
         for (int64_t j = 0; j < s.cols; ++j) {
           double x = s.at(i, j) * scale;
           if (mod)
-            x = RegionInterpreter::run(*mod, x, b, h, i, j);
+            x = mod->run(x, b, h, i, j);
           s.at(i, j) = x;
         }
       e.apply(s, b, h);

@@ -3,7 +3,10 @@
 // A KernelKind::FlashBackward kernel is four entries of one module (see
 // kernels-templates/attn/flash_bwd.cuh): _pre, the K/V-stationary main
 // kernel, _dq (deterministic mode) and _convert. The launch enqueues them
-// on one stream; its scratch memory is the caller's workspace.
+// on one stream in the caller's CUDA context, as a forward launch does:
+// pointers checked against the launch's device, scratch memory from the
+// caller's workspace, no allocation, synchronization or module load during
+// stream capture.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,9 +16,12 @@
 #include "attn/params_bwd.h"
 
 #include <algorithm>
+#include <array>
 
 namespace attn {
 
+using detail::checkCaptures;
+using detail::checkDevicePointer;
 using detail::checkTensor;
 using detail::invalid;
 
@@ -83,6 +89,16 @@ Status checkGradient(const char *name, const TensorArg &t) {
   return Status::ok();
 }
 
+/// The grids of the two main kernels: (key blocks, K/V heads, batch) and
+/// (query blocks, query heads, batch).
+std::array<long long, 3> keyGrid(const KernelSpec &spec, const BackwardArgs &a) {
+  return {(a.seqKV + spec.blockN - 1) / spec.blockN, spec.headsKV, a.batch};
+}
+std::array<long long, 3> queryGrid(const KernelSpec &spec,
+                                   const BackwardArgs &a) {
+  return {(a.seqQ + spec.blockM - 1) / spec.blockM, spec.headsQ, a.batch};
+}
+
 } // namespace
 
 Result<size_t> Kernel::workspaceBytes(const BackwardArgs &a) const {
@@ -100,6 +116,35 @@ Status Kernel::validate(const BackwardArgs &a) const {
   Result<size_t> needed = workspaceBytes(a);
   if (!needed)
     return needed.status();
+  // A spec is a value anyone can fill in: what the launch divides by and
+  // what the kernels take as int must be in range.
+  if (spec_.headsQ < 1 || spec_.headsKV < 1 || spec_.headsQ % spec_.headsKV ||
+      spec_.blockM < 16 || spec_.blockN < 16 || spec_.threads < 1 ||
+      spec_.threads > 1024 || spec_.backwardDqThreads < 1 ||
+      spec_.backwardDqThreads > 1024)
+    return invalid("kernel " + spec_.name + " has an invalid spec: heads " +
+                   std::to_string(spec_.headsQ) + "/" +
+                   std::to_string(spec_.headsKV) + ", tile " +
+                   std::to_string(spec_.blockM) + "x" +
+                   std::to_string(spec_.blockN) + ", " +
+                   std::to_string(spec_.threads) + " and " +
+                   std::to_string(spec_.backwardDqThreads) + " threads");
+  // CUDA allows 2^31 - 1 blocks along x and 65535 along y (heads) and z
+  // (batch); the row kernels take a warp per row of [batch, headsQ, seqQ].
+  const long long rows = static_cast<long long>(a.batch) * spec_.headsQ * a.seqQ;
+  const long long rowBlocks =
+      (rows + kBackwardRowThreads / 32 - 1) / (kBackwardRowThreads / 32);
+  for (auto [what, grid] :
+       {std::pair<const char *, std::array<long long, 3>>{
+            "key", keyGrid(spec_, a)},
+        {"query", queryGrid(spec_, a)},
+        {"row", {rowBlocks, 1, 1}}})
+    if (grid[0] > 2147483647LL || grid[1] > 65535 || grid[2] > 65535)
+      return invalid("the backward's " + std::string(what) +
+                     " kernel needs a grid of " + std::to_string(grid[0]) +
+                     " x " + std::to_string(grid[1]) + " (heads) x " +
+                     std::to_string(grid[2]) +
+                     " (batch) blocks; CUDA allows 2147483647 x 65535 x 65535");
   auto mismatch = [&](const char *what, int64_t fixed, int64_t given) {
     return invalid(std::string("kernel ") + spec_.name +
                    " was specialized for " + what + " " + std::to_string(fixed) +
@@ -143,26 +188,69 @@ Status Kernel::validate(const BackwardArgs &a) const {
                     "that broadcasts (a stride of 0); give a full bias or "
                     "leave the mode off");
   }
-  if (!a.workspace || a.workspaceSize < *needed)
+  if (Status s = checkCaptures(spec_, a.scoreModCaptures); !s)
+    return s;
+  if (*needed && (!a.workspace || a.workspaceBytes < *needed))
     return invalid("the backward needs a workspace of " +
                    std::to_string(*needed) + " bytes, got " +
-                   std::to_string(a.workspaceSize) +
-                   (a.workspace ? "" : " (null)"));
-  if (reinterpret_cast<uintptr_t>(a.workspace) % kWorkspaceAlignment)
+                   std::to_string(a.workspace ? a.workspaceBytes : 0) +
+                   " (BackwardArgs::workspace, sized by "
+                   "Kernel::workspaceBytes)");
+  if (a.workspace % kWorkspaceAlignment)
     return invalid("the workspace must be " +
                    std::to_string(kWorkspaceAlignment) + "-byte aligned");
   return Status::ok();
 }
 
-Status Kernel::launch(const BackwardArgs &a, Stream stream) {
+Status Kernel::checkPointers(const BackwardArgs &a, int ordinal) const {
+  const std::pair<const char *, const void *> pointers[] = {
+      {"q", a.q.data},
+      {"k", a.k.data},
+      {"v", a.v.data},
+      {"o", a.o.data},
+      {"gradOutput", a.gradOutput.data},
+      {"lse", a.lse},
+      {"gradQ", a.gradQ.data},
+      {"gradK", a.gradK.data},
+      {"gradV", a.gradV.data},
+      {"lengths", a.lengths},
+      {"keep", a.keep.data},
+      {"bias", a.bias.data},
+      {"gradBias", a.gradBias.data},
+      {"workspace", reinterpret_cast<const void *>(a.workspace)}};
+  for (const auto &[name, pointer] : pointers)
+    if (Status s = checkDevicePointer(name, pointer, ordinal); !s)
+      return s;
+  for (int i = 0; i < kMaxScoreModCaptures; ++i) {
+    const std::string name = "score_mod capture " + std::to_string(i);
+    if (Status s = checkDevicePointer(name.c_str(), a.scoreModCaptures[i],
+                                      ordinal);
+        !s)
+      return s;
+  }
+  return Status::ok();
+}
+
+Status Kernel::launch(const BackwardArgs &a, Stream stream, Device device) {
   if (Status s = validate(a); !s)
     return s;
-  Result<void *> fn = function();
-  if (!fn)
-    return fn.status();
-  const WorkspaceLayout w = layoutOf(spec_, a);
-  char *workspace = static_cast<char *>(a.workspace);
+  Result<Driver *> driverOr = Driver::get();
+  if (!driverOr)
+    return driverOr.status();
+  Driver *driver = *driverOr;
+  // The context stays current for the launches and is popped after them.
+  Result<ContextScope> scope = driver->enter(device);
+  if (!scope)
+    return scope.status();
+  Result<Loaded *> loadedOr = loadedIn(scope->context(), stream, true);
+  if (!loadedOr)
+    return loadedOr.status();
+  const Loaded &loaded = **loadedOr;
+  if (Status s = checkPointers(a, loaded.ordinal); !s)
+    return s;
 
+  const WorkspaceLayout w = layoutOf(spec_, a);
+  char *workspace = reinterpret_cast<char *>(a.workspace);
   FlashBwdParams p = {};
   p.q = a.q.data;
   p.k = a.k.data;
@@ -182,6 +270,8 @@ Status Kernel::launch(const BackwardArgs &a, Stream stream) {
   p.dbias_accum = w.accumulateBias
                       ? reinterpret_cast<float *>(workspace + w.dbiasAccum)
                       : nullptr;
+  for (int i = 0; i < kMaxScoreModCaptures; ++i)
+    p.score_mod_captures[i] = a.scoreModCaptures[i];
   const TensorArg *strided[] = {&a.q, &a.k, &a.v, &a.o, &a.gradOutput,
                                 &a.gradQ, &a.gradK, &a.gradV};
   i64 *strides[] = {p.q_strides, p.k_strides, p.v_strides, p.o_strides,
@@ -208,32 +298,32 @@ Status Kernel::launch(const BackwardArgs &a, Stream stream) {
   p.window_right = spec_.windowRight;
   p.scale = spec_.scale;
 
-  Driver *driver = *Driver::get();
   void *args[] = {&p};
   const size_t rows = static_cast<size_t>(a.batch) * spec_.headsQ * a.seqQ;
   constexpr int kRowsPerBlock = kBackwardRowThreads / 32;
   const unsigned rowBlocks =
       static_cast<unsigned>((rows + kRowsPerBlock - 1) / kRowsPerBlock);
-  if (Status s = driver->launch(backwardPre_, rowBlocks, 1, 1,
+  if (Status s = driver->launch(loaded.backwardPre, rowBlocks, 1, 1,
                                 kBackwardRowThreads, 0, stream, args);
       !s)
     return s;
-  if (Status s = driver->launch(
-          *fn, static_cast<unsigned>((a.seqKV + spec_.blockN - 1) / spec_.blockN),
-          static_cast<unsigned>(spec_.headsKV), static_cast<unsigned>(a.batch),
-          spec_.threads, spec_.sharedBytes, stream, args);
+  const std::array<long long, 3> keys = keyGrid(spec_, a);
+  if (Status s = driver->launch(loaded.function, unsigned(keys[0]),
+                                unsigned(keys[1]), unsigned(keys[2]),
+                                spec_.threads, spec_.sharedBytes, stream, args);
       !s)
     return s;
-  if (a.deterministic)
+  if (a.deterministic) {
+    const std::array<long long, 3> queries = queryGrid(spec_, a);
     if (Status s = driver->launch(
-            backwardDq_,
-            static_cast<unsigned>((a.seqQ + spec_.blockM - 1) / spec_.blockM),
-            static_cast<unsigned>(spec_.headsQ), static_cast<unsigned>(a.batch),
-            spec_.backwardDqThreads, spec_.backwardDqSharedBytes, stream, args);
+            loaded.backwardDq, unsigned(queries[0]), unsigned(queries[1]),
+            unsigned(queries[2]), spec_.backwardDqThreads,
+            spec_.backwardDqSharedBytes, stream, args);
         !s)
       return s;
+  }
   if (w.atomicDq || w.accumulateBias)
-    return driver->launch(backwardConvert_, rowBlocks, 1, 1,
+    return driver->launch(loaded.backwardConvert, rowBlocks, 1, 1,
                           kBackwardRowThreads, 0, stream, args);
   return Status::ok();
 }

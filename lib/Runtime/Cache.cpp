@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <limits>
 #include <sstream>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -17,7 +18,8 @@ namespace attn {
 
 namespace {
 
-constexpr char kMagic[] = "ATTNCACHE1\n";
+// Version 2 records the key an entry was stored under.
+constexpr char kMagic[] = "ATTNCACHE2\n";
 constexpr size_t kMagicSize = sizeof(kMagic) - 1;
 
 void appendU64(std::string &out, uint64_t value) {
@@ -26,7 +28,7 @@ void appendU64(std::string &out, uint64_t value) {
 }
 
 bool readU64(const std::string &in, size_t &pos, uint64_t &value) {
-  if (pos + 8 > in.size())
+  if (in.size() < 8 || pos > in.size() - 8)
     return false;
   value = 0;
   for (int i = 0; i < 8; ++i)
@@ -36,59 +38,18 @@ bool readU64(const std::string &in, size_t &pos, uint64_t &value) {
   return true;
 }
 
-std::string serialize(const CacheEntry &entry) {
-  std::string payload;
-  const PtxasReport &r = entry.ptxas;
-  for (int64_t v : {int64_t(r.parsed), int64_t(r.registers),
-                    int64_t(r.sharedBytes), int64_t(r.stackFrameBytes),
-                    int64_t(r.spillStoreBytes), int64_t(r.spillLoadBytes),
-                    int64_t(r.constantBytes)})
-    appendU64(payload, static_cast<uint64_t>(v));
-  appendU64(payload, entry.log.size());
-  payload += entry.log;
-  appendU64(payload, entry.cubin.size());
-  payload += entry.cubin;
-
-  std::string file(kMagic, kMagicSize);
-  appendU64(file, payload.size());
-  appendU64(file, hashBytes(payload));
-  return file + payload;
+/// Reads a u64 length and that many bytes.
+bool readString(const std::string &in, size_t &pos, std::string &value) {
+  uint64_t length = 0;
+  if (!readU64(in, pos, length) || length > in.size() - pos)
+    return false;
+  value = in.substr(pos, length);
+  pos += length;
+  return true;
 }
 
-/// Parses a cache file; false if it is truncated or corrupted.
-bool deserialize(const std::string &file, CacheEntry &entry) {
-  if (file.size() < kMagicSize || file.compare(0, kMagicSize, kMagic) != 0)
-    return false;
-  size_t pos = kMagicSize;
-  uint64_t size = 0, checksum = 0;
-  if (!readU64(file, pos, size) || !readU64(file, pos, checksum) ||
-      file.size() - pos != size)
-    return false;
-  std::string payload = file.substr(pos);
-  if (hashBytes(payload) != checksum)
-    return false;
-  pos = 0;
-  uint64_t fields[7];
-  for (uint64_t &f : fields)
-    if (!readU64(payload, pos, f))
-      return false;
-  PtxasReport &r = entry.ptxas;
-  r.parsed = fields[0] != 0;
-  r.registers = int(fields[1]);
-  r.sharedBytes = int(fields[2]);
-  r.stackFrameBytes = int(fields[3]);
-  r.spillStoreBytes = int(fields[4]);
-  r.spillLoadBytes = int(fields[5]);
-  r.constantBytes = int(fields[6]);
-  uint64_t length = 0;
-  if (!readU64(payload, pos, length) || pos + length > payload.size())
-    return false;
-  entry.log = payload.substr(pos, length);
-  pos += length;
-  if (!readU64(payload, pos, length) || pos + length != payload.size())
-    return false;
-  entry.cubin = payload.substr(pos, length);
-  return !entry.cubin.empty();
+Status corrupt(const std::string &why) {
+  return Status(StatusCode::IoError, why);
 }
 
 Status makeDirectories(const std::string &path) {
@@ -112,7 +73,10 @@ Status makeDirectories(const std::string &path) {
 class FileLock {
 public:
   explicit FileLock(const std::string &path) {
-    fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    // Not through a symlink, and never waiting on a FIFO placed there; a
+    // lock that cannot be taken only costs a duplicate compile.
+    fd_ = open(path.c_str(),
+               O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
     if (fd_ >= 0)
       flock(fd_, LOCK_EX);
   }
@@ -176,6 +140,90 @@ std::string Cache::defaultDirectory() {
   return "";
 }
 
+Status validateCubin(const std::string &cubin) {
+  // ELF64 header: magic, class 2 (64-bit), data 1 (little-endian), and
+  // e_machine (offset 18) EM_CUDA = 190.
+  constexpr size_t kElfHeaderBytes = 64;
+  constexpr unsigned kEmCuda = 190;
+  if (cubin.size() < kElfHeaderBytes)
+    return corrupt("the cubin has " + std::to_string(cubin.size()) +
+                   " bytes, less than an ELF header");
+  if (static_cast<int64_t>(cubin.size()) > Cache::kMaxEntryBytes)
+    return corrupt("the cubin has " + std::to_string(cubin.size()) +
+                   " bytes, more than " +
+                   std::to_string(Cache::kMaxEntryBytes));
+  if (cubin.compare(0, 4, "\x7f" "ELF") != 0 || cubin[4] != 2 || cubin[5] != 1)
+    return corrupt("the cubin is not a 64-bit little-endian ELF file");
+  unsigned machine = static_cast<unsigned char>(cubin[18]) |
+                     static_cast<unsigned char>(cubin[19]) << 8;
+  if (machine != kEmCuda)
+    return corrupt("the cubin is an ELF file for machine " +
+                   std::to_string(machine) + ", not CUDA (190)");
+  return Status::ok();
+}
+
+std::string serializeCacheEntry(const std::string &key,
+                                const CacheEntry &entry) {
+  std::string payload;
+  appendU64(payload, key.size());
+  payload += key;
+  const PtxasReport &r = entry.ptxas;
+  for (int64_t v : {int64_t(r.parsed), int64_t(r.registers),
+                    int64_t(r.sharedBytes), int64_t(r.stackFrameBytes),
+                    int64_t(r.spillStoreBytes), int64_t(r.spillLoadBytes),
+                    int64_t(r.constantBytes)})
+    appendU64(payload, static_cast<uint64_t>(v));
+  appendU64(payload, entry.log.size());
+  payload += entry.log;
+  appendU64(payload, entry.cubin.size());
+  payload += entry.cubin;
+
+  std::string file(kMagic, kMagicSize);
+  appendU64(file, payload.size());
+  appendU64(file, hashBytes(payload));
+  return file + payload;
+}
+
+Status parseCacheEntry(const std::string &file, const std::string &key,
+                       CacheEntry &entry) {
+  if (file.size() < kMagicSize || file.compare(0, kMagicSize, kMagic) != 0)
+    return corrupt("not a cache entry of this version");
+  size_t pos = kMagicSize;
+  uint64_t size = 0, checksum = 0;
+  if (!readU64(file, pos, size) || !readU64(file, pos, checksum) ||
+      file.size() - pos != size)
+    return corrupt("truncated");
+  std::string payload = file.substr(pos);
+  if (hashBytes(payload) != checksum)
+    return corrupt("checksum mismatch");
+  pos = 0;
+  std::string storedKey;
+  if (!readString(payload, pos, storedKey))
+    return corrupt("truncated");
+  // Another kernel's entry copied over this one is whole, but not ours.
+  if (storedKey != key)
+    return corrupt("stored under another key, " + storedKey);
+  uint64_t fields[7];
+  for (uint64_t &f : fields)
+    if (!readU64(payload, pos, f))
+      return corrupt("truncated");
+  for (uint64_t f : fields)
+    if (f > static_cast<uint64_t>(std::numeric_limits<int>::max()))
+      return corrupt("a ptxas field out of range");
+  PtxasReport &r = entry.ptxas;
+  r.parsed = fields[0] != 0;
+  r.registers = int(fields[1]);
+  r.sharedBytes = int(fields[2]);
+  r.stackFrameBytes = int(fields[3]);
+  r.spillStoreBytes = int(fields[4]);
+  r.spillLoadBytes = int(fields[5]);
+  r.constantBytes = int(fields[6]);
+  if (!readString(payload, pos, entry.log) ||
+      !readString(payload, pos, entry.cubin) || pos != payload.size())
+    return corrupt("truncated");
+  return validateCubin(entry.cubin);
+}
+
 std::string Cache::pathFor(const std::string &key) const {
   return directory_.empty() ? "" : directory_ + "/" + key + ".cubin";
 }
@@ -199,27 +247,70 @@ std::shared_ptr<const CacheEntry> Cache::lookupMemory(const std::string &key) {
   return it == entries_.end() ? nullptr : it->second;
 }
 
+namespace {
+
+/// Reads `path` if it is a regular file of at most `limit` bytes. A symlink
+/// (to /dev/zero, say) is not followed and a FIFO is not waited on: both
+/// are refused, as is anything else that is not a regular file.
+Result<std::string> readRegularFile(const std::string &path, int64_t limit) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0)
+    return Status(StatusCode::IoError,
+                  errno == ENOENT ? "no entry"
+                                  : "cannot open " + path + ": " +
+                                        std::strerror(errno));
+  struct stat info;
+  std::string bytes;
+  Status status = Status::ok();
+  if (fstat(fd, &info) != 0)
+    status = corrupt("cannot stat " + path);
+  else if (!S_ISREG(info.st_mode))
+    status = corrupt(path + " is not a regular file");
+  else if (info.st_size > limit)
+    status = corrupt(path + " has " + std::to_string(info.st_size) +
+                     " bytes, more than " + std::to_string(limit));
+  else {
+    bytes.resize(static_cast<size_t>(info.st_size));
+    size_t done = 0;
+    while (done < bytes.size()) {
+      ssize_t n = read(fd, &bytes[done], bytes.size() - done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      done += static_cast<size_t>(n);
+    }
+    // A file that shrank while it was read is caught by the checksum.
+    bytes.resize(done);
+  }
+  close(fd);
+  if (!status)
+    return status;
+  return bytes;
+}
+
+} // namespace
+
 Result<std::shared_ptr<const CacheEntry>>
-Cache::readDisk(const std::string &path) {
-  FILE *f = std::fopen(path.c_str(), "rb");
-  if (!f)
-    return Status(StatusCode::IoError, "no entry");
-  std::string file;
-  char buffer[1 << 16];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof(buffer), f)) > 0)
-    file.append(buffer, n);
-  std::fclose(f);
+Cache::readDisk(const std::string &path, const std::string &key) {
+  Result<std::string> file = readRegularFile(path, kMaxEntryBytes);
+  if (!file && file.status().message() == "no entry")
+    return file.status();
   auto entry = std::make_shared<CacheEntry>();
-  if (!deserialize(file, *entry)) {
+  Status parsed = file ? parseCacheEntry(*file, key, *entry) : file.status();
+  if (!parsed) {
+    // Removes the entry (a symlink itself, not its target); the rebuilt
+    // entry takes its place.
     ++stats_.corruptEntries;
     std::remove(path.c_str());
-    return Status(StatusCode::IoError, "corrupted entry " + path);
+    return Status(StatusCode::IoError,
+                  "corrupted entry " + path + ": " + parsed.message());
   }
   return std::shared_ptr<const CacheEntry>(std::move(entry));
 }
 
-Status Cache::writeDisk(const std::string &path, const CacheEntry &entry) {
+Status Cache::writeDisk(const std::string &path, const std::string &key,
+                        const CacheEntry &entry) {
   Status made = makeDirectories(directory_);
   if (!made)
     return made;
@@ -227,15 +318,25 @@ Status Cache::writeDisk(const std::string &path, const CacheEntry &entry) {
   tmpName << path << ".tmp." << getpid() << "."
           << std::hash<std::thread::id>()(std::this_thread::get_id());
   std::string tmp = tmpName.str();
-  std::string bytes = serialize(entry);
-  FILE *f = std::fopen(tmp.c_str(), "wb");
-  if (!f)
+  std::string bytes = serializeCacheEntry(key, entry);
+  // A new file, never one that a symlink placed there points at.
+  std::remove(tmp.c_str());
+  int fd = open(tmp.c_str(),
+                O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0)
     return Status(StatusCode::IoError,
                   "cannot write " + tmp + ": " + std::strerror(errno));
-  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-  ok = std::fflush(f) == 0 && ok;
-  ok = fsync(fileno(f)) == 0 && ok;
-  ok = std::fclose(f) == 0 && ok;
+  bool ok = true;
+  for (size_t done = 0; ok && done < bytes.size();) {
+    ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    ok = n > 0;
+    if (ok)
+      done += static_cast<size_t>(n);
+  }
+  ok = fsync(fd) == 0 && ok;
+  ok = close(fd) == 0 && ok;
   if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
     std::remove(tmp.c_str());
     return Status(StatusCode::IoError,
@@ -266,7 +367,7 @@ Cache::getOrCompile(const std::string &key, const Compile &compile,
 
   std::shared_ptr<const CacheEntry> entry;
   if (!path.empty()) {
-    Result<std::shared_ptr<const CacheEntry>> fromDisk = readDisk(path);
+    Result<std::shared_ptr<const CacheEntry>> fromDisk = readDisk(path, key);
     if (fromDisk) {
       entry = *fromDisk;
       ++stats_.diskHits;
@@ -277,12 +378,16 @@ Cache::getOrCompile(const std::string &key, const Compile &compile,
     Result<CacheEntry> compiled = compile();
     if (!compiled)
       return compiled.status();
+    if (Status valid = validateCubin(compiled->cubin); !valid)
+      return Status(StatusCode::CompileError,
+                    "the compiler returned an invalid cubin: " +
+                        valid.message());
     entry = std::make_shared<CacheEntry>(std::move(*compiled));
     ++stats_.misses;
     outcome = CacheOutcome::Miss;
     // A cache that cannot be written is slower, not wrong.
     if (!path.empty())
-      (void)writeDisk(path, *entry);
+      (void)writeDisk(path, key, *entry);
   }
   std::lock_guard<std::mutex> lock(mapMutex_);
   entries_[key] = entry;

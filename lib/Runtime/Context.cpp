@@ -1,6 +1,8 @@
 //===- Context.cpp - The JIT: build and launch kernels --------------------===//
 
 #include "attn/Runtime/Context.h"
+#include "attn/Runtime/KernelVariants.h"
+#include "attn/Runtime/Log.h"
 #include "attn/Runtime/Nvrtc.h"
 #include "TensorChecks.h"
 #include "attn/Runtime/Templates.h"
@@ -11,7 +13,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cinttypes>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -80,13 +84,24 @@ static void dumpIfAsked(const KernelSpec &spec, const NvrtcOutput *output) {
 
 Result<std::shared_ptr<Kernel>> Context::build(const KernelSpec &spec) {
   auto start = std::chrono::steady_clock::now();
-  // wgmma exists only on the arch-specific sm_90a target.
-  if (spec.variant == "sm90" && arch_ != "sm_90a")
+  // wgmma and setmaxnreg exist only on the arch-specific sm_90a target.
+  bool archSpecific = false;
+  std::string_view summary;
+  if (spec.kind == KernelKind::FlashBackward) {
+    if (const BackwardKernelVariant *variant =
+            findBackwardKernelVariant(spec.variant)) {
+      archSpecific = variant->archSpecific;
+      summary = variant->summary;
+    }
+  } else if (const KernelVariant *variant = findKernelVariant(spec.variant)) {
+    archSpecific = variant->archSpecific;
+    summary = variant->summary;
+  }
+  if (archSpecific && arch_ != "sm_90a")
     return Status(StatusCode::Unsupported,
-                  "kernel " + spec.name +
-                      " uses the sm90 variant (wgmma), which needs sm_90a; "
-                      "this context targets " +
-                      arch_);
+                  "kernel " + spec.name + " uses the " + spec.variant +
+                      " variant (" + std::string(summary) +
+                      "), which needs sm_90a; this context targets " + arch_);
   Result<Nvrtc *> nvrtc = Nvrtc::get();
   if (!nvrtc)
     return nvrtc.status();
@@ -122,13 +137,55 @@ Result<std::shared_ptr<Kernel>> Context::build(const KernelSpec &spec) {
   kernel->buildMs_ = std::chrono::duration<double, std::milli>(
                          std::chrono::steady_clock::now() - start)
                          .count();
+  if (logEnabled()) {
+    char line[96];
+    std::snprintf(line, sizeof(line), " for %s in %.1f ms (cache: %s)",
+                  arch_.c_str(), kernel->buildMs_,
+                  cacheOutcomeName(kernel->outcome_));
+    log("built " + spec.name + line);
+  }
+  FlashParams &p = *kernel->baseParams_;
+  p.heads_q = spec.headsQ;
+  p.heads_kv = spec.headsKV;
+  p.window_left = spec.windowLeft;
+  p.window_right = spec.windowRight;
+  p.scale = spec.scale;
+  p.scale_log2 = spec.scale * 1.4426950408889634f;
   return kernel;
+}
+
+Kernel::Kernel() : baseParams_(new FlashParams()) {}
+
+Kernel::~Kernel() {
+  Result<Driver *> driver = Driver::get();
+  if (!driver)
+    return;
+  for (const std::unique_ptr<Loaded> &loaded : loaded_) {
+    Result<ContextScope> scope =
+        (*driver)->enter(Device::ofContext(loaded->context));
+    if (scope)
+      (void)(*driver)->unloadModule(loaded->module);
+  }
 }
 
 bool Kernel::packsQueryHeads(int seqQ) const {
   return spec_.kind == KernelKind::Flash && seqQ == 1 &&
          spec_.headsQ > spec_.headsKV && !spec_.causal && !spec_.window &&
          !spec_.keep && !spec_.bias && !spec_.scoreMod;
+}
+
+RowPacking Kernel::rowPacking(int seqQ) const {
+  RowPacking packing;
+  if (packsQueryHeads(seqQ))
+    packing.group = spec_.headsQ / spec_.headsKV;
+  return packing;
+}
+
+TileSchedule Kernel::schedule(int batch, int seqQ, int splits) const {
+  const RowPacking packing = rowPacking(seqQ);
+  return makeTileSchedule(batch, packing.packed() ? spec_.headsKV : spec_.headsQ,
+                          packing.rows(seqQ), spec_.blockM, splits,
+                          spec_.causal || spec_.window);
 }
 
 Kernel::Grid Kernel::grid(int batch, int seqQ) const {
@@ -139,70 +196,126 @@ Kernel::Grid Kernel::grid(int batch, int seqQ) const {
     g.z = spec_.grid[2];
     return g;
   }
-  // Packed: the rows of K/V head h are query heads h * group .. + group - 1.
-  bool packed = packsQueryHeads(seqQ);
-  int rows = packed ? spec_.headsQ / spec_.headsKV : seqQ;
-  g.x = static_cast<unsigned>((rows + spec_.blockM - 1) / spec_.blockM);
-  g.y = static_cast<unsigned>(packed ? spec_.headsKV : spec_.headsQ);
-  g.z = static_cast<unsigned>(batch);
+  // One block per work tile, decoded by the kernel with the same schedule.
+  g.x = static_cast<unsigned>(schedule(batch, seqQ, 1).numTiles());
+  g.y = g.z = 1;
   return g;
 }
 
-Result<void *> Kernel::function() {
+Result<Kernel::Loaded *> Kernel::loadedIn(void *context, Stream stream,
+                                          bool checkCapture) {
+  // The common case, without a lock: the context of the last launch.
+  Loaded *last = lastLoaded_.load(std::memory_order_acquire);
+  if (last && last->context == context)
+    return last;
   std::lock_guard<std::mutex> lock(loadMutex_);
-  if (function_)
-    return function_;
-  Result<Driver *> driver = Driver::get();
-  if (!driver)
-    return driver.status();
-  const DeviceInfo &device = (*driver)->device();
-  if (device.arch() != arch_)
+  for (const std::unique_ptr<Loaded> &loaded : loaded_)
+    if (loaded->context == context) {
+      lastLoaded_.store(loaded.get(), std::memory_order_release);
+      return loaded.get();
+    }
+  Driver *driver = *Driver::get();
+  Result<int> ordinal = driver->currentOrdinal();
+  if (!ordinal)
+    return ordinal.status();
+  if (checkCapture) {
+    Result<bool> capturing = driver->isCapturing(stream);
+    if (!capturing)
+      return capturing.status();
+    if (*capturing)
+      return Status(StatusCode::InvalidArgument,
+                    "kernel " + spec_.name + " is not loaded on device " +
+                        std::to_string(*ordinal) +
+                        " and its stream is capturing a CUDA graph, where "
+                        "loading a module is not allowed; load it before "
+                        "capturing (Kernel::load, attn_kernel_load, "
+                        "attn.precompile) or run it once");
+  }
+  Result<const DeviceInfo *> device = driver->deviceInfo(*ordinal);
+  if (!device)
+    return device.status();
+  const DeviceInfo &info = **device;
+  if (info.arch() != arch_)
     return Status(StatusCode::InvalidArgument,
                   "kernel " + spec_.name + " was compiled for " + arch_ +
-                      " but the GPU (" + device.name + ") is " + device.arch());
-  if (spec_.sharedBytes > device.maxSharedPerBlockOptin)
+                      " but the GPU (" + info.name + ", device " +
+                      std::to_string(*ordinal) + ") is " + info.arch());
+  if (spec_.sharedBytes > info.maxSharedPerBlockOptin)
     return Status(StatusCode::Unsupported,
                   "kernel " + spec_.name + " needs " +
                       std::to_string(spec_.sharedBytes) +
-                      " bytes of shared memory; " + device.name + " allows " +
-                      std::to_string(device.maxSharedPerBlockOptin));
-  Result<void *> module = (*driver)->loadModule(entry_->cubin);
+                      " bytes of shared memory; " + info.name + " allows " +
+                      std::to_string(info.maxSharedPerBlockOptin));
+  auto loaded = std::make_unique<Loaded>();
+  loaded->context = context;
+  loaded->ordinal = *ordinal;
+  loaded->device = &info;
+  Result<void *> module = driver->loadModule(entry_->cubin);
   if (!module)
     return module.status();
-  Result<void *> fn = (*driver)->getFunction(*module, spec_.name);
-  if (!fn)
-    return fn.status();
-  Status s = (*driver)->setDynamicShared(*fn, spec_.sharedBytes);
-  if (!s)
+  loaded->module = *module;
+  auto fail = [&](Status s) -> Result<Loaded *> {
+    (void)driver->unloadModule(loaded->module);
     return s;
+  };
+  Result<void *> fn = driver->getFunction(*module, spec_.name);
+  if (!fn)
+    return fail(fn.status());
+  loaded->function = *fn;
+  if (Status s = driver->setDynamicShared(*fn, spec_.sharedBytes); !s)
+    return fail(s);
   if (spec_.kind == KernelKind::Flash) {
-    Result<void *> combine = (*driver)->getFunction(*module, spec_.name + "_combine");
+    Result<void *> combine =
+        driver->getFunction(*module, spec_.name + "_combine");
     if (!combine)
-      return combine.status();
-    combine_ = *combine;
+      return fail(combine.status());
+    loaded->combine = *combine;
+    Result<int> resident =
+        driver->occupancy(*fn, spec_.threads, spec_.sharedBytes);
+    if (!resident)
+      return fail(resident.status());
+    loaded->residentPerSm = std::max(*resident, 1);
   }
   if (spec_.kind == KernelKind::FlashBackward) {
-    for (auto [suffix, slot] : {std::pair<const char *, void **>{"_pre", &backwardPre_},
-                                {"_dq", &backwardDq_},
-                                {"_convert", &backwardConvert_}}) {
-      Result<void *> aux = (*driver)->getFunction(*module, spec_.name + suffix);
+    for (auto [suffix, slot] :
+         {std::pair<const char *, void **>{"_pre", &loaded->backwardPre},
+          {"_dq", &loaded->backwardDq},
+          {"_convert", &loaded->backwardConvert}}) {
+      Result<void *> aux = driver->getFunction(*module, spec_.name + suffix);
       if (!aux)
-        return aux.status();
+        return fail(aux.status());
       *slot = *aux;
     }
-    if (spec_.backwardDqSharedBytes > device.maxSharedPerBlockOptin)
-      return Status(StatusCode::Unsupported,
-                    "kernel " + spec_.name + "_dq needs " +
-                        std::to_string(spec_.backwardDqSharedBytes) +
-                        " bytes of shared memory; " + device.name + " allows " +
-                        std::to_string(device.maxSharedPerBlockOptin));
-    if (Status s = (*driver)->setDynamicShared(backwardDq_,
-                                               spec_.backwardDqSharedBytes);
+    if (spec_.backwardDqSharedBytes > info.maxSharedPerBlockOptin)
+      return fail(Status(StatusCode::Unsupported,
+                         "kernel " + spec_.name + "_dq needs " +
+                             std::to_string(spec_.backwardDqSharedBytes) +
+                             " bytes of shared memory; " + info.name +
+                             " allows " +
+                             std::to_string(info.maxSharedPerBlockOptin)));
+    if (Status s = driver->setDynamicShared(loaded->backwardDq,
+                                            spec_.backwardDqSharedBytes);
         !s)
-      return s;
+      return fail(s);
   }
-  function_ = *fn;
-  return function_;
+  if (logEnabled())
+    log("loaded " + spec_.name + " on device " + std::to_string(*ordinal) +
+        " (" + info.name + ")");
+  loaded_.push_back(std::move(loaded));
+  lastLoaded_.store(loaded_.back().get(), std::memory_order_release);
+  return loaded_.back().get();
+}
+
+Status Kernel::load(Device device) {
+  Result<Driver *> driver = Driver::get();
+  if (!driver)
+    return driver.status();
+  Result<ContextScope> scope = (*driver)->enter(device);
+  if (!scope)
+    return scope.status();
+  Result<Loaded *> loaded =
+      loadedIn(scope->context(), nullptr, /*checkCapture=*/false);
+  return loaded ? Status::ok() : loaded.status();
 }
 
 int Kernel::chooseSplits(long long blocks, int tilesPerBlock,
@@ -232,50 +345,89 @@ int Kernel::chooseSplits(long long blocks, int tilesPerBlock,
   return 1;
 }
 
-Result<int> Kernel::splitsFor(const FlashArgs &a) {
+Result<int> Kernel::splitsIn(Loaded &loaded, const FlashArgs &a) const {
   if (a.splits > 0)
     return std::min(a.splits, kMaxSplits);
-  if (!residentPerSm_) {
-    Result<int> resident = occupancy();
-    if (!resident)
-      return resident.status();
-    residentPerSm_ = std::max(*resident, 1);
-  }
-  Grid g = grid(a.batch, a.seqQ);
-  long long blocks = static_cast<long long>(g.x) * g.y * g.z;
+  // A few hundred instructions: cheaper than a lock around a memo.
+  long long blocks = schedule(a.batch, a.seqQ, 1).numTiles();
   int tiles = (a.seqKV + spec_.blockN - 1) / spec_.blockN;
-  return chooseSplits(blocks, tiles, (*Driver::get())->device().multiprocessors,
-                      residentPerSm_);
+  int splits = chooseSplits(blocks, tiles, loaded.device->multiprocessors,
+                            loaded.residentPerSm);
+  return splits;
 }
 
-Result<DevicePtr> Kernel::workspace(Stream stream, size_t bytes) {
-  std::lock_guard<std::mutex> lock(workspaceMutex_);
-  DeviceBuffer &buffer = workspaces_[stream];
-  if (buffer.size() >= bytes)
-    return buffer.get();
-  // Work queued earlier may still read the old buffer.
-  if (buffer.size())
-    if (Status s = (*Driver::get())->synchronize(); !s)
-      return s;
-  Result<DeviceBuffer> grown = DeviceBuffer::allocate(bytes);
-  if (!grown)
-    return grown.status();
-  buffer = std::move(*grown);
-  return buffer.get();
+/// Bytes of the partial outputs and logsumexps of `splits` splits.
+static size_t splitWorkspaceBytes(const KernelSpec &spec, const FlashArgs &a,
+                                  int splits) {
+  if (splits <= 1)
+    return 0;
+  // Rows of [batch, headsQ, seqQ]: what the splits write and the merge reads.
+  const size_t rows = static_cast<size_t>(a.batch) * spec.headsQ * a.seqQ;
+  return sizeof(float) * size_t(splits) * rows * (spec.headDimV + 1);
 }
 
-Result<int> Kernel::occupancy() {
-  Result<void *> fn = function();
-  if (!fn)
-    return fn.status();
-  return (*Driver::get())->occupancy(*fn, spec_.threads, spec_.sharedBytes);
+Result<int> Kernel::splitsFor(const FlashArgs &a, Device device) {
+  if (a.splits > 0)
+    return std::min(a.splits, kMaxSplits);
+  Result<Driver *> driver = Driver::get();
+  if (!driver)
+    return driver.status();
+  Result<ContextScope> scope = (*driver)->enter(device);
+  if (!scope)
+    return scope.status();
+  Result<Loaded *> loaded = loadedIn(scope->context(), nullptr, false);
+  if (!loaded)
+    return loaded.status();
+  return splitsIn(**loaded, a);
 }
 
-Result<int> Kernel::loadedRegisters() {
-  Result<void *> fn = function();
-  if (!fn)
-    return fn.status();
-  return (*Driver::get())->functionAttribute(*fn, CU_FUNC_ATTRIBUTE_NUM_REGS);
+Result<size_t> Kernel::workspaceBytes(const FlashArgs &a, Stream stream,
+                                      Device device) {
+  if (spec_.kind != KernelKind::Flash)
+    return size_t(0);
+  if (Status s = validate(a); !s)
+    return s;
+  Result<Driver *> driver = Driver::get();
+  if (!driver)
+    return driver.status();
+  Result<ContextScope> scope = (*driver)->enter(device);
+  if (!scope)
+    return scope.status();
+  Result<Loaded *> loaded = loadedIn(scope->context(), stream, true);
+  if (!loaded)
+    return loaded.status();
+  Result<int> splits = splitsIn(**loaded, a);
+  if (!splits)
+    return splits.status();
+  return splitWorkspaceBytes(spec_, a, *splits);
+}
+
+Result<int> Kernel::occupancy(Device device) {
+  Result<Driver *> driver = Driver::get();
+  if (!driver)
+    return driver.status();
+  Result<ContextScope> scope = (*driver)->enter(device);
+  if (!scope)
+    return scope.status();
+  Result<Loaded *> loaded = loadedIn(scope->context(), nullptr, false);
+  if (!loaded)
+    return loaded.status();
+  return (*driver)->occupancy((*loaded)->function, spec_.threads,
+                              spec_.sharedBytes);
+}
+
+Result<int> Kernel::loadedRegisters(Device device) {
+  Result<Driver *> driver = Driver::get();
+  if (!driver)
+    return driver.status();
+  Result<ContextScope> scope = (*driver)->enter(device);
+  if (!scope)
+    return scope.status();
+  Result<Loaded *> loaded = loadedIn(scope->context(), nullptr, false);
+  if (!loaded)
+    return loaded.status();
+  return (*driver)->functionAttribute((*loaded)->function,
+                                      CU_FUNC_ATTRIBUTE_NUM_REGS);
 }
 
 Result<int> Kernel::registers() {
@@ -308,8 +460,51 @@ Status checkTensor(const char *name, const TensorArg &t, int contiguousDim) {
   return Status::ok();
 }
 
+Status checkDevicePointer(const char *name, const void *pointer,
+                          int ordinal) {
+  if (!pointer)
+    return Status::ok();
+  PointerInfo info = (*Driver::get())->pointerInfo(pointer);
+  if (!info.checked || info.kind == PointerInfo::Kind::Managed)
+    return Status::ok();
+  if (info.kind == PointerInfo::Kind::Unknown)
+    return invalid(std::string("'") + name +
+                   "' is not GPU memory (a host pointer?); every operand "
+                   "must be on the launch's device, " +
+                   std::to_string(ordinal));
+  if (info.kind == PointerInfo::Kind::Host)
+    return invalid(std::string("'") + name +
+                   "' is pinned host memory; every operand must be on the "
+                   "launch's device, " +
+                   std::to_string(ordinal));
+  if (info.ordinal != ordinal)
+    return invalid(std::string("'") + name + "' is on device " +
+                   std::to_string(info.ordinal) +
+                   " but the launch runs on device " + std::to_string(ordinal));
+  return Status::ok();
+}
+
+Status checkCaptures(const KernelSpec &spec,
+                     const void *const (&captures)[kMaxScoreModCaptures]) {
+  for (int i = 0; i < kMaxScoreModCaptures; ++i) {
+    bool used = i < spec.scoreModCaptures;
+    if (used && !captures[i])
+      return invalid("the score_mod reads " +
+                     std::to_string(spec.scoreModCaptures) +
+                     " captured tensors but capture " + std::to_string(i) +
+                     " is null");
+    if (!used && captures[i])
+      return invalid("capture " + std::to_string(i) +
+                     " is set but the score_mod reads " +
+                     std::to_string(spec.scoreModCaptures));
+  }
+  return Status::ok();
+}
+
 } // namespace detail
 
+using detail::checkCaptures;
+using detail::checkDevicePointer;
 using detail::checkTensor;
 using detail::invalid;
 
@@ -350,20 +545,110 @@ Status Kernel::validate(const FlashArgs &a) const {
     return invalid("the mask has keep but 'keep' is null");
   if (spec_.bias && !a.bias.data)
     return invalid("the mask has bias but 'bias' is null");
+  if (Status s = checkCaptures(spec_, a.scoreModCaptures); !s)
+    return s;
   if (a.splits < 0)
     return invalid("splits must be 0 (the heuristic's), 1 or more; got " +
                    std::to_string(a.splits));
+  // A spec is a value anyone can fill in: what grid() divides by and what
+  // the kernel takes as int must be in range.
+  if (spec_.headsQ < 1 || spec_.headsKV < 1 || spec_.headsQ % spec_.headsKV ||
+      spec_.blockM < 1 || spec_.blockN < 1 || spec_.threads < 1 ||
+      spec_.threads > 1024)
+    return invalid("kernel " + spec_.name + " has an invalid spec: heads " +
+                   std::to_string(spec_.headsQ) + "/" +
+                   std::to_string(spec_.headsKV) + ", tile " +
+                   std::to_string(spec_.blockM) + "x" +
+                   std::to_string(spec_.blockN) + ", " +
+                   std::to_string(spec_.threads) + " threads");
+  // The grid as the launch computes it (grid(), times the requested
+  // splits), in 64 bits: CUDA allows 2^31 - 1 blocks along x and 65535
+  // along y (heads) and z (batch). A larger launch would be truncated.
+  bool packed = packsQueryHeads(a.seqQ);
+  int64_t rows = packed ? spec_.headsQ / spec_.headsKV : a.seqQ;
+  int64_t gridX = (rows + spec_.blockM - 1) / spec_.blockM *
+                  std::min(std::max(a.splits, 1), kMaxSplits);
+  int64_t gridY = packed ? spec_.headsKV : spec_.headsQ, gridZ = a.batch;
+  if (gridX > 2147483647 || gridY > 65535 || gridZ > 65535)
+    return invalid("the launch needs a grid of " + std::to_string(gridX) +
+                   " x " + std::to_string(gridY) + " (heads) x " +
+                   std::to_string(gridZ) +
+                   " (batch) blocks; CUDA allows 2147483647 x 65535 x 65535");
   return Status::ok();
 }
 
-Status Kernel::launch(const FlashArgs &a, Stream stream) {
+Status Kernel::checkPointers(const FlashArgs &a, int ordinal) const {
+  const std::pair<const char *, const void *> pointers[] = {
+      {"q", a.q.data},         {"k", a.k.data},
+      {"v", a.v.data},         {"o", a.o.data},
+      {"lse", a.lse},          {"lengths", a.lengths},
+      {"keep", a.keep.data},   {"bias", a.bias.data},
+      {"tileStats", a.tileStats},
+      {"workspace", reinterpret_cast<const void *>(a.workspace)}};
+  for (const auto &[name, pointer] : pointers)
+    if (Status s = checkDevicePointer(name, pointer, ordinal); !s)
+      return s;
+  return Status::ok();
+}
+
+Status Kernel::encodeTmaMaps(Driver &driver, const FlashParams &p,
+                             TmaMaps &maps) const {
+  const bool bf16 = spec_.element == ElementType::BF16;
+  // (head dim, sequence, head, batch) with the launch's strides; a stride
+  // of an extent-1 dimension is never used, but must be a valid one.
+  auto encode = [&](TensorMap &map, const char *name, const void *data,
+                    int headDim, int seq, int heads, const i64 strides[3],
+                    int rows) -> Status {
+    uint64_t dims[4] = {uint64_t(headDim), uint64_t(seq), uint64_t(heads),
+                        uint64_t(p.batch)};
+    uint64_t bytes[3] = {uint64_t(strides[2]) * 2, uint64_t(strides[1]) * 2,
+                         uint64_t(strides[0]) * 2};
+    uint64_t dense = uint64_t(headDim) * 2;
+    for (int d = 0; d < 3; ++d) {
+      if (dims[d + 1] == 1)
+        bytes[d] = (dense + 15) / 16 * 16;
+      dense = bytes[d] * dims[d + 1];
+    }
+    uint32_t box[4] = {64, uint32_t(rows), 1, 1};
+    Status s = driver.encodeTensorMap(&map, bf16, data, 4, dims, bytes, box);
+    if (!s)
+      return Status(s.code(), std::string("'") + name +
+                                  "' cannot be read by TMA (strides must be "
+                                  "multiples of 16 bytes below 2^40): " +
+                                  s.message());
+    return Status::ok();
+  };
+  if (Status s = encode(maps.q, "q", p.q, spec_.headDimQK, p.seq_q, p.heads_q,
+                        p.q_strides, spec_.blockM);
+      !s)
+    return s;
+  if (Status s = encode(maps.k, "k", p.k, spec_.headDimQK, p.seq_kv,
+                        p.heads_kv, p.k_strides, spec_.blockN);
+      !s)
+    return s;
+  return encode(maps.v, "v", p.v, spec_.headDimV, p.seq_kv, p.heads_kv,
+                p.v_strides, spec_.blockN);
+}
+
+Status Kernel::launch(const FlashArgs &a, Stream stream, Device device) {
   if (Status s = validate(a); !s)
     return s;
-  Result<void *> fn = function();
-  if (!fn)
-    return fn.status();
+  Result<Driver *> driverOr = Driver::get();
+  if (!driverOr)
+    return driverOr.status();
+  Driver *driver = *driverOr;
+  // The context stays current for the launch and is popped after it.
+  Result<ContextScope> scope = driver->enter(device);
+  if (!scope)
+    return scope.status();
+  Result<Loaded *> loadedOr = loadedIn(scope->context(), stream, true);
+  if (!loadedOr)
+    return loadedOr.status();
+  Loaded &loaded = **loadedOr;
+  if (Status s = checkPointers(a, loaded.ordinal); !s)
+    return s;
 
-  FlashParams p = {};
+  FlashParams p = *baseParams_;
   p.q = a.q.data;
   p.k = a.k.data;
   p.v = a.v.data;
@@ -373,6 +658,8 @@ Status Kernel::launch(const FlashArgs &a, Stream stream) {
   p.keep = static_cast<const unsigned char *>(a.keep.data);
   p.bias = a.bias.data;
   p.tile_stats = a.tileStats;
+  for (int i = 0; i < kMaxScoreModCaptures; ++i)
+    p.score_mod_captures[i] = a.scoreModCaptures[i];
   // The kernel reads rows along dimension 2: keys, or the head dim of a
   // transposed k ([B, H, D, S]).
   for (int d = 0; d < 3; ++d) {
@@ -386,36 +673,40 @@ Status Kernel::launch(const FlashArgs &a, Stream stream) {
     p.bias_strides[d] = a.bias.strides[d];
   }
   p.batch = a.batch;
-  p.heads_q = spec_.headsQ;
-  p.heads_kv = spec_.headsKV;
   p.seq_q = a.seqQ;
   p.seq_kv = a.seqKV;
-  p.window_left = spec_.windowLeft;
-  p.window_right = spec_.windowRight;
-  p.scale = spec_.scale;
-  p.scale_log2 = spec_.scale * 1.4426950408889634f;
-  p.num_splits = 1;
-  Result<int> splits = splitsFor(a);
+  Result<int> splits = splitsIn(loaded, a);
   if (!splits)
     return splits.status();
+  p.schedule = schedule(a.batch, a.seqQ, *splits);
+  // One block per work tile; CUDA's grid takes at most 2^31 - 1 along x.
+  if (p.schedule.numTiles() > 0x7fffffffLL)
+    return invalid("the launch has " + std::to_string(p.schedule.numTiles()) +
+                   " work tiles (batch " + std::to_string(a.batch) +
+                   " x heads x query blocks x splits); CUDA allows 2147483647 "
+                   "blocks");
   // Rows of [batch, headsQ, seqQ]: what the splits write and the merge reads.
   const size_t rows = static_cast<size_t>(a.batch) * spec_.headsQ * a.seqQ;
   if (*splits > 1) {
-    Result<DevicePtr> ws = workspace(
-        stream, sizeof(float) * *splits * rows * (spec_.headDimV + 1));
-    if (!ws)
-      return ws.status();
-    p.num_splits = *splits;
-    p.partial_o = reinterpret_cast<float *>(*ws);
+    // The caller's memory: a launch neither allocates nor synchronizes.
+    size_t needed = splitWorkspaceBytes(spec_, a, *splits);
+    if (!a.workspace || a.workspaceBytes < needed)
+      return invalid("kernel " + spec_.name + " splits this launch " +
+                     std::to_string(*splits) + " ways and needs " +
+                     std::to_string(needed) + " bytes of workspace; got " +
+                     std::to_string(a.workspace ? a.workspaceBytes : 0) +
+                     " (FlashArgs::workspace, sized by "
+                     "Kernel::workspaceBytes; or splits = 1)");
+    p.partial_o = reinterpret_cast<float *>(a.workspace);
     p.partial_lse = p.partial_o + *splits * rows * spec_.headDimV;
   }
   // The merge reads the rows unpacked.
   FlashParams combineParams = p;
-  if (packsQueryHeads(a.seqQ)) {
+  if (RowPacking packing = rowPacking(a.seqQ); packing.packed()) {
     // One query per head: view q and o as [batch, headsKV, group, dim], whose
     // rows are heads (stride of a head). The logsumexp, [batch, headsQ, 1],
     // has the same layout either way.
-    int group = spec_.headsQ / spec_.headsKV;
+    const int group = packing.group;
     p.q_strides[1] = a.q.strides[1] * group;
     p.q_strides[2] = a.q.strides[1];
     p.o_strides[1] = a.o.strides[1] * group;
@@ -424,16 +715,33 @@ Status Kernel::launch(const FlashArgs &a, Stream stream) {
     p.seq_q = group;
   }
 
-  Grid g = grid(a.batch, a.seqQ);
-  void *args[] = {&p};
-  Driver *driver = *Driver::get();
-  if (Status s = driver->launch(*fn, g.x * p.num_splits, g.y, g.z, spec_.threads,
-                                spec_.sharedBytes, stream, args);
-      !s || p.num_splits == 1)
-    return s;
+  Status launched;
+  if (const KernelVariant *variant = findKernelVariant(spec_.variant);
+      variant && variant->persistent) {
+    // One block per SM loops over the work tiles; TMA reads q, k and v
+    // through tensor maps of the launch's views.
+    TmaMaps maps;
+    if (Status s = encodeTmaMaps(*driver, p, maps); !s)
+      return s;
+    const long long slots =
+        static_cast<long long>(loaded.device->multiprocessors) *
+        std::max(loaded.residentPerSm, 1);
+    const unsigned blocks = static_cast<unsigned>(
+        std::min<long long>(p.schedule.numTiles(), slots));
+    void *args[] = {&p, &maps};
+    launched = driver->launch(loaded.function, blocks, 1, 1, spec_.threads,
+                              spec_.sharedBytes, stream, args);
+  } else {
+    void *args[] = {&p};
+    launched = driver->launch(loaded.function,
+                              static_cast<unsigned>(p.schedule.numTiles()), 1,
+                              1, spec_.threads, spec_.sharedBytes, stream, args);
+  }
+  if (!launched || p.schedule.splits == 1)
+    return launched;
   constexpr int kRowsPerBlock = kCombineThreads / 32;
   void *combineArgs[] = {&combineParams};
-  return driver->launch(combine_,
+  return driver->launch(loaded.combine,
                         static_cast<unsigned>((rows + kRowsPerBlock - 1) / kRowsPerBlock),
                         1, 1, kCombineThreads, 0, stream, combineArgs);
 }
@@ -455,12 +763,18 @@ Status Kernel::validate(const GraphArgs &a) const {
   return Status::ok();
 }
 
-Status Kernel::launch(const GraphArgs &a, Stream stream) {
+Status Kernel::launch(const GraphArgs &a, Stream stream, Device device) {
   if (Status s = validate(a); !s)
     return s;
-  Result<void *> fn = function();
-  if (!fn)
-    return fn.status();
+  Result<Driver *> driver = Driver::get();
+  if (!driver)
+    return driver.status();
+  Result<ContextScope> scope = (*driver)->enter(device);
+  if (!scope)
+    return scope.status();
+  Result<Loaded *> loaded = loadedIn(scope->context(), stream, true);
+  if (!loaded)
+    return loaded.status();
   GraphParams p = {};
   for (size_t i = 0; i < a.inputs.size(); ++i) {
     p.in[i] = a.inputs[i].data;
@@ -474,9 +788,9 @@ Status Kernel::launch(const GraphArgs &a, Stream stream) {
   for (int d = 0; d < 4; ++d)
     p.out_strides[d] = a.output.strides[d];
   void *args[] = {&p};
-  return (*Driver::get())
-      ->launch(*fn, spec_.grid[0], spec_.grid[1], spec_.grid[2], spec_.threads,
-               spec_.sharedBytes, stream, args);
+  return (*driver)->launch((*loaded)->function, spec_.grid[0], spec_.grid[1],
+                           spec_.grid[2], spec_.threads, spec_.sharedBytes,
+                           stream, args);
 }
 
 } // namespace attn

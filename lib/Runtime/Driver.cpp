@@ -2,48 +2,14 @@
 
 #include "attn/Runtime/Driver.h"
 
+#include "DriverApi.h"
 #include "SharedLibrary.h"
-
-#include <cuda.h>
 
 #include <cstdlib>
 #include <memory>
 #include <mutex>
 
 namespace attn {
-
-// The versioned entry points are the ones cuda.h maps the plain names to.
-struct Driver::Api {
-  CUresult (*init)(unsigned);
-  CUresult (*driverGetVersion)(int *);
-  CUresult (*deviceGetCount)(int *);
-  CUresult (*deviceGet)(CUdevice *, int);
-  CUresult (*deviceGetName)(char *, int, CUdevice);
-  CUresult (*deviceGetAttribute)(int *, CUdevice_attribute, CUdevice);
-  CUresult (*deviceTotalMem)(size_t *, CUdevice);
-  CUresult (*primaryCtxRetain)(CUcontext *, CUdevice);
-  CUresult (*ctxSetCurrent)(CUcontext);
-  CUresult (*ctxSynchronize)();
-  CUresult (*getErrorString)(CUresult, const char **);
-  CUresult (*moduleLoadData)(CUmodule *, const void *);
-  CUresult (*moduleGetFunction)(CUfunction *, CUmodule, const char *);
-  CUresult (*funcSetAttribute)(CUfunction, CUfunction_attribute, int);
-  CUresult (*funcGetAttribute)(int *, CUfunction_attribute, CUfunction);
-  CUresult (*occupancyMaxActiveBlocks)(int *, CUfunction, int, size_t);
-  CUresult (*launchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
-                           unsigned, unsigned, unsigned, CUstream, void **,
-                           void **);
-  CUresult (*memAlloc)(CUdeviceptr *, size_t);
-  CUresult (*memFree)(CUdeviceptr);
-  CUresult (*memcpyHtoD)(CUdeviceptr, const void *, size_t);
-  CUresult (*memcpyDtoH)(void *, CUdeviceptr, size_t);
-  CUresult (*memsetD8)(CUdeviceptr, unsigned char, size_t);
-  CUresult (*eventCreate)(CUevent *, unsigned);
-  CUresult (*eventDestroy)(CUevent);
-  CUresult (*eventRecord)(CUevent, CUstream);
-  CUresult (*eventSynchronize)(CUevent);
-  CUresult (*eventElapsedTime)(float *, CUevent, CUevent);
-};
 
 std::string DeviceInfo::arch() const {
   std::string arch = "sm_" + std::to_string(major) + std::to_string(minor);
@@ -68,127 +34,316 @@ Status Driver::check(int result, const char *call) const {
                     " (" + std::to_string(result) + ")");
 }
 
-Result<Driver *> Driver::get() {
-  static std::once_flag once;
-  static std::unique_ptr<Driver> instance;
-  static Status failure;
-  std::call_once(once, [] {
+namespace {
+
+/// The real driver's entry points, bound once; null with `failure` set where
+/// there is none.
+const Driver::Api *realApi(Status &failure) {
+  static Status why;
+  static const Driver::Api *api = []() -> const Driver::Api * {
     if (std::getenv("ATTN_FORCE_NO_GPU")) {
-      failure = Status(StatusCode::NoDevice,
-                       "ATTN_FORCE_NO_GPU is set: the GPU is not used");
-      return;
+      why = Status(StatusCode::NoDevice,
+                   "ATTN_FORCE_NO_GPU is set: the GPU is not used");
+      return nullptr;
     }
     std::string tried;
     SharedLibrary library = SharedLibrary::open({"libcuda.so.1"}, tried);
     if (!library) {
-      failure = Status(StatusCode::NoDevice,
-                       "no CUDA driver (" + tried +
-                           "); compiling works without one, running needs an "
-                           "NVIDIA GPU and driver");
-      return;
+      why = Status(StatusCode::NoDevice,
+                   "no CUDA driver (" + tried +
+                       "); compiling works without one, running needs an "
+                       "NVIDIA GPU and driver");
+      return nullptr;
     }
-    auto api = std::make_unique<Api>();
-    library.bind(api->init, "cuInit");
-    library.bind(api->driverGetVersion, "cuDriverGetVersion");
-    library.bind(api->deviceGetCount, "cuDeviceGetCount");
-    library.bind(api->deviceGet, "cuDeviceGet");
-    library.bind(api->deviceGetName, "cuDeviceGetName");
-    library.bind(api->deviceGetAttribute, "cuDeviceGetAttribute");
-    library.bind(api->deviceTotalMem, "cuDeviceTotalMem_v2");
-    library.bind(api->primaryCtxRetain, "cuDevicePrimaryCtxRetain");
-    library.bind(api->ctxSetCurrent, "cuCtxSetCurrent");
-    library.bind(api->ctxSynchronize, "cuCtxSynchronize");
-    library.bind(api->getErrorString, "cuGetErrorString");
-    library.bind(api->moduleLoadData, "cuModuleLoadData");
-    library.bind(api->moduleGetFunction, "cuModuleGetFunction");
-    library.bind(api->funcSetAttribute, "cuFuncSetAttribute");
-    library.bind(api->funcGetAttribute, "cuFuncGetAttribute");
-    library.bind(api->occupancyMaxActiveBlocks,
+    auto a = std::make_unique<Driver::Api>();
+    library.bind(a->init, "cuInit");
+    library.bind(a->driverGetVersion, "cuDriverGetVersion");
+    library.bind(a->deviceGetCount, "cuDeviceGetCount");
+    library.bind(a->deviceGet, "cuDeviceGet");
+    library.bind(a->deviceGetName, "cuDeviceGetName");
+    library.bind(a->deviceGetAttribute, "cuDeviceGetAttribute");
+    library.bind(a->deviceTotalMem, "cuDeviceTotalMem_v2");
+    library.bind(a->primaryCtxRetain, "cuDevicePrimaryCtxRetain");
+    library.bind(a->ctxGetCurrent, "cuCtxGetCurrent");
+    library.bind(a->ctxPushCurrent, "cuCtxPushCurrent_v2");
+    library.bind(a->ctxPopCurrent, "cuCtxPopCurrent_v2");
+    library.bind(a->ctxGetDevice, "cuCtxGetDevice");
+    library.bind(a->ctxSynchronize, "cuCtxSynchronize");
+    library.bind(a->getErrorString, "cuGetErrorString");
+    library.bind(a->streamIsCapturing, "cuStreamIsCapturing");
+    library.bind(a->pointerGetAttributes, "cuPointerGetAttributes");
+    library.bind(a->moduleLoadData, "cuModuleLoadData");
+    library.bind(a->moduleUnload, "cuModuleUnload");
+    library.bind(a->moduleGetFunction, "cuModuleGetFunction");
+    library.bind(a->funcSetAttribute, "cuFuncSetAttribute");
+    library.bind(a->funcGetAttribute, "cuFuncGetAttribute");
+    library.bind(a->occupancyMaxActiveBlocks,
                  "cuOccupancyMaxActiveBlocksPerMultiprocessor");
-    library.bind(api->launchKernel, "cuLaunchKernel");
-    library.bind(api->memAlloc, "cuMemAlloc_v2");
-    library.bind(api->memFree, "cuMemFree_v2");
-    library.bind(api->memcpyHtoD, "cuMemcpyHtoD_v2");
-    library.bind(api->memcpyDtoH, "cuMemcpyDtoH_v2");
-    library.bind(api->memsetD8, "cuMemsetD8_v2");
-    library.bind(api->eventCreate, "cuEventCreate");
-    library.bind(api->eventDestroy, "cuEventDestroy_v2");
-    library.bind(api->eventRecord, "cuEventRecord");
-    library.bind(api->eventSynchronize, "cuEventSynchronize");
-    library.bind(api->eventElapsedTime, "cuEventElapsedTime");
+    library.bind(a->launchKernel, "cuLaunchKernel");
+    library.bind(a->memAlloc, "cuMemAlloc_v2");
+    library.bind(a->memFree, "cuMemFree_v2");
+    library.bind(a->memcpyHtoD, "cuMemcpyHtoD_v2");
+    library.bind(a->memcpyDtoH, "cuMemcpyDtoH_v2");
+    library.bind(a->memsetD8, "cuMemsetD8_v2");
+    library.bind(a->eventCreate, "cuEventCreate");
+    library.bind(a->eventDestroy, "cuEventDestroy_v2");
+    library.bind(a->eventRecord, "cuEventRecord");
+    library.bind(a->eventSynchronize, "cuEventSynchronize");
+    library.bind(a->eventElapsedTime, "cuEventElapsedTime");
+    library.bind(a->tensorMapEncodeTiled, "cuTensorMapEncodeTiled");
     if (!library.missing().empty()) {
-      failure = Status(StatusCode::NoDevice,
-                       "libcuda.so.1 lacks " + library.missing() +
-                           "; the driver is too old for CUDA 12");
-      return;
+      why = Status(StatusCode::NoDevice,
+                   "libcuda.so.1 lacks " + library.missing() +
+                       "; the driver is too old for CUDA 12");
+      return nullptr;
     }
-    std::unique_ptr<Driver> driver(new Driver());
-    driver->api_ = api.release();
-    const Api &a = *driver->api_;
-    Status s = driver->check(a.init(0), "cuInit");
-    int count = 0;
-    if (s)
-      s = driver->check(a.deviceGetCount(&count), "cuDeviceGetCount");
-    if (s && count == 0)
-      s = Status(StatusCode::NoDevice, "the CUDA driver reports no GPU");
-    if (!s) {
-      failure = Status(StatusCode::NoDevice, "no usable GPU: " + s.message());
-      return;
+    return a.release(); // lives as long as the process, like libcuda
+  }();
+  failure = why;
+  return api;
+}
+
+/// The driver a test installed (overrideForTesting), if any.
+std::atomic<Driver *> testDriver{nullptr};
+
+} // namespace
+
+Result<std::unique_ptr<Driver>> Driver::create(const Api *api) {
+  std::unique_ptr<Driver> driver(new Driver());
+  driver->api_ = api;
+  const Api &a = *api;
+  Status s = driver->check(a.init(0), "cuInit");
+  int count = 0;
+  if (s)
+    s = driver->check(a.deviceGetCount(&count), "cuDeviceGetCount");
+  if (s && count == 0)
+    s = Status(StatusCode::NoDevice, "the CUDA driver reports no GPU");
+  if (!s)
+    return Status(StatusCode::NoDevice, "no usable GPU: " + s.message());
+  driver->deviceCount_ = count;
+  driver->primaryContexts_.reset(new std::atomic<void *>[count]);
+  for (int i = 0; i < count; ++i)
+    driver->primaryContexts_[i] = nullptr;
+  driver->devices_.resize(count);
+  int ordinal = 0;
+  if (const char *text = std::getenv("ATTN_DEVICE"))
+    ordinal = std::atoi(text);
+  if (ordinal < 0 || ordinal >= count)
+    return Status(StatusCode::NoDevice,
+                  "ATTN_DEVICE=" + std::to_string(ordinal) + " but there are " +
+                      std::to_string(count) + " GPUs");
+  Result<const DeviceInfo *> info = driver->deviceInfo(ordinal);
+  if (!info)
+    return info.status();
+  driver->defaultDevice_ = *info;
+  return driver;
+}
+
+Result<Driver *> Driver::get() {
+  if (Driver *fake = testDriver.load(std::memory_order_acquire))
+    return fake;
+  static Status failure;
+  // Never destroyed: kernels and buffers held by static objects may release
+  // their modules and memory at exit, after this would have been.
+  static Driver *instance = [] {
+    Status why;
+    const Api *api = realApi(why);
+    if (!api) {
+      failure = why;
+      return static_cast<Driver *>(nullptr);
     }
-    DeviceInfo &info = driver->device_;
-    if (const char *ordinal = std::getenv("ATTN_DEVICE"))
-      info.ordinal = std::atoi(ordinal);
-    if (info.ordinal < 0 || info.ordinal >= count) {
-      failure = Status(StatusCode::NoDevice,
-                       "ATTN_DEVICE=" + std::to_string(info.ordinal) +
-                           " but there are " + std::to_string(count) + " GPUs");
-      return;
+    Result<std::unique_ptr<Driver>> driver = create(api);
+    if (!driver) {
+      failure = driver.status();
+      return static_cast<Driver *>(nullptr);
     }
-    CUdevice device;
-    CUcontext context;
-    s = driver->check(a.deviceGet(&device, info.ordinal), "cuDeviceGet");
-    if (s)
-      s = driver->check(a.primaryCtxRetain(&context, device),
-                        "cuDevicePrimaryCtxRetain");
-    if (s)
-      s = driver->check(a.ctxSetCurrent(context), "cuCtxSetCurrent");
-    if (!s) {
-      failure = s;
-      return;
-    }
-    driver->context_ = context;
-    char name[256] = {};
-    a.deviceGetName(name, sizeof(name), device);
-    info.name = name;
-    auto attr = [&](CUdevice_attribute which) {
-      int value = 0;
-      a.deviceGetAttribute(&value, which, device);
-      return value;
-    };
-    info.major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
-    info.minor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
-    info.multiprocessors = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
-    info.maxSharedPerBlockOptin =
-        attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
-    info.maxSharedPerMultiprocessor =
-        attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
-    info.maxRegistersPerMultiprocessor =
-        attr(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
-    info.maxThreadsPerMultiprocessor =
-        attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
-    info.l2Bytes = attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
-    info.clockKHz = attr(CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
-    info.memoryClockKHz = attr(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
-    info.memoryBusWidth = attr(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
-    a.deviceTotalMem(&info.memoryBytes, device);
-    a.driverGetVersion(&info.driverVersion);
-    instance = std::move(driver);
-  });
+    return driver->release();
+  }();
   if (!instance)
     return failure;
-  // The primary context must be current on every thread that uses it.
-  instance->api_->ctxSetCurrent(static_cast<CUcontext>(instance->context_));
-  return instance.get();
+  return instance;
+}
+
+Status Driver::overrideForTesting(const Api *api) {
+  Driver *previous = testDriver.exchange(nullptr);
+  delete previous;
+  if (!api)
+    return Status::ok();
+  Result<std::unique_ptr<Driver>> driver = create(api);
+  if (!driver)
+    return driver.status();
+  testDriver.store(driver->release(), std::memory_order_release);
+  return Status::ok();
+}
+
+Result<const DeviceInfo *> Driver::deviceInfo(int ordinal) {
+  if (ordinal < 0 || ordinal >= deviceCount_)
+    return Status(StatusCode::InvalidArgument,
+                  "device " + std::to_string(ordinal) + " does not exist; there are " +
+                      std::to_string(deviceCount_) + " GPUs");
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (devices_[ordinal])
+    return devices_[ordinal].get();
+  const Api &a = *api_;
+  CUdevice device;
+  if (Status s = check(a.deviceGet(&device, ordinal), "cuDeviceGet"); !s)
+    return s;
+  auto info = std::make_unique<DeviceInfo>();
+  info->ordinal = ordinal;
+  char name[256] = {};
+  a.deviceGetName(name, sizeof(name), device);
+  info->name = name;
+  auto attr = [&](CUdevice_attribute which) {
+    int value = 0;
+    a.deviceGetAttribute(&value, which, device);
+    return value;
+  };
+  info->major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+  info->minor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  info->multiprocessors = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  info->maxSharedPerBlockOptin =
+      attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+  info->maxSharedPerMultiprocessor =
+      attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
+  info->maxRegistersPerMultiprocessor =
+      attr(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
+  info->maxThreadsPerMultiprocessor =
+      attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+  info->l2Bytes = attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+  info->clockKHz = attr(CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
+  info->memoryClockKHz = attr(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
+  info->memoryBusWidth = attr(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+  a.deviceTotalMem(&info->memoryBytes, device);
+  a.driverGetVersion(&info->driverVersion);
+  devices_[ordinal] = std::move(info);
+  return devices_[ordinal].get();
+}
+
+Result<void *> Driver::primaryContext(int ordinal) {
+  if (ordinal < 0 || ordinal >= deviceCount_)
+    return Status(StatusCode::InvalidArgument,
+                  "device " + std::to_string(ordinal) + " does not exist; there are " +
+                      std::to_string(deviceCount_) + " GPUs");
+  if (void *context = primaryContexts_[ordinal].load(std::memory_order_acquire))
+    return context;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (void *context = primaryContexts_[ordinal].load())
+    return context;
+  CUdevice device;
+  CUcontext context;
+  Status s = check(api_->deviceGet(&device, ordinal), "cuDeviceGet");
+  // Retained once and never released: the CUDA runtime shares it.
+  if (s)
+    s = check(api_->primaryCtxRetain(&context, device),
+              "cuDevicePrimaryCtxRetain");
+  if (!s)
+    return s;
+  primaryContexts_[ordinal].store(context, std::memory_order_release);
+  return static_cast<void *>(context);
+}
+
+Result<ContextScope> Driver::enter(Device device) {
+  CUcontext current = nullptr;
+  if (Status s = check(api_->ctxGetCurrent(&current), "cuCtxGetCurrent"); !s)
+    return s;
+  void *wanted = device.context;
+  if (!wanted) {
+    if (device.ordinal < 0 && current)
+      return ContextScope(this, current, false);
+    Result<void *> primary = primaryContext(
+        device.ordinal >= 0 ? device.ordinal : defaultDevice_->ordinal);
+    if (!primary)
+      return primary.status();
+    wanted = *primary;
+  }
+  if (wanted == current)
+    return ContextScope(this, current, false);
+  if (Status s = check(api_->ctxPushCurrent(static_cast<CUcontext>(wanted)),
+                       "cuCtxPushCurrent");
+      !s)
+    return s;
+  return ContextScope(this, wanted, true);
+}
+
+ContextScope::ContextScope(ContextScope &&other) noexcept
+    : driver_(other.driver_), context_(other.context_), pushed_(other.pushed_) {
+  other.pushed_ = false;
+}
+
+ContextScope::~ContextScope() {
+  if (pushed_) {
+    CUcontext popped;
+    driver_->api_->ctxPopCurrent(&popped);
+  }
+}
+
+Result<int> Driver::currentOrdinal() const {
+  CUdevice device;
+  if (Status s = check(api_->ctxGetDevice(&device), "cuCtxGetDevice"); !s)
+    return s;
+  return static_cast<int>(device);
+}
+
+Result<bool> Driver::isCapturing(Stream stream) const {
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (Status s = check(api_->streamIsCapturing(static_cast<CUstream>(stream),
+                                               &status),
+                       "cuStreamIsCapturing");
+      !s)
+    return s;
+  return status != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+PointerInfo Driver::pointerInfo(const void *pointer) const {
+  unsigned memoryType = 0, managed = 0;
+  int ordinal = -1;
+  CUpointer_attribute attributes[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                      CU_POINTER_ATTRIBUTE_IS_MANAGED,
+                                      CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL};
+  void *values[] = {&memoryType, &managed, &ordinal};
+  PointerInfo info;
+  // Memory the driver does not know gets null values and CUDA_SUCCESS; an
+  // error means it could not tell (then nothing is claimed).
+  if (api_->pointerGetAttributes(3, attributes, values,
+                                 reinterpret_cast<CUdeviceptr>(pointer)) !=
+      CUDA_SUCCESS) {
+    info.checked = false;
+    return info;
+  }
+  info.ordinal = ordinal;
+  if (managed)
+    info.kind = PointerInfo::Kind::Managed;
+  else if (memoryType == CU_MEMORYTYPE_DEVICE)
+    info.kind = PointerInfo::Kind::Device;
+  else if (memoryType == CU_MEMORYTYPE_HOST)
+    info.kind = PointerInfo::Kind::Host;
+  return info;
+}
+
+Status Driver::encodeTensorMap(void *map, bool bf16, const void *address,
+                               int rank, const uint64_t *dims,
+                               const uint64_t *strideBytes,
+                               const uint32_t *box) {
+  static_assert(sizeof(CUtensorMap) == 128, "a tensor map is 128 bytes");
+  if (reinterpret_cast<uintptr_t>(map) % 64)
+    return Status(StatusCode::InvalidArgument,
+                  "a tensor map must be 64-byte aligned");
+  if (!api_->tensorMapEncodeTiled)
+    return Status(StatusCode::Unsupported,
+                  "the driver has no cuTensorMapEncodeTiled");
+  const cuuint32_t elementStrides[5] = {1, 1, 1, 1, 1};
+  return check(api_->tensorMapEncodeTiled(
+                   static_cast<CUtensorMap *>(map),
+                   bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                        : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+                   static_cast<cuuint32_t>(rank), const_cast<void *>(address),
+                   reinterpret_cast<const cuuint64_t *>(dims),
+                   reinterpret_cast<const cuuint64_t *>(strideBytes),
+                   reinterpret_cast<const cuuint32_t *>(box), elementStrides,
+                   CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                   CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+               "cuTensorMapEncodeTiled");
 }
 
 Result<void *> Driver::loadModule(const std::string &cubin) {
@@ -198,6 +353,11 @@ Result<void *> Driver::loadModule(const std::string &cubin) {
   if (!s)
     return s;
   return static_cast<void *>(module);
+}
+
+Status Driver::unloadModule(void *module) {
+  return check(api_->moduleUnload(static_cast<CUmodule>(module)),
+               "cuModuleUnload");
 }
 
 Result<void *> Driver::getFunction(void *module, const std::string &name) {
@@ -250,6 +410,9 @@ Status Driver::launch(void *function, unsigned gridX, unsigned gridY,
 }
 
 Result<DevicePtr> Driver::allocate(size_t bytes) {
+  Result<ContextScope> scope = enter(Device::current());
+  if (!scope)
+    return scope.status();
   CUdeviceptr ptr;
   Status s = check(api_->memAlloc(&ptr, bytes ? bytes : 1), "cuMemAlloc");
   if (!s)
@@ -258,29 +421,47 @@ Result<DevicePtr> Driver::allocate(size_t bytes) {
 }
 
 Status Driver::free(DevicePtr ptr) {
+  Result<ContextScope> scope = enter(Device::current());
+  if (!scope)
+    return scope.status();
   return check(api_->memFree(static_cast<CUdeviceptr>(ptr)), "cuMemFree");
 }
 
 Status Driver::copyToDevice(DevicePtr dst, const void *src, size_t bytes) {
+  Result<ContextScope> scope = enter(Device::current());
+  if (!scope)
+    return scope.status();
   return check(api_->memcpyHtoD(static_cast<CUdeviceptr>(dst), src, bytes),
                "cuMemcpyHtoD");
 }
 
 Status Driver::copyToHost(void *dst, DevicePtr src, size_t bytes) {
+  Result<ContextScope> scope = enter(Device::current());
+  if (!scope)
+    return scope.status();
   return check(api_->memcpyDtoH(dst, static_cast<CUdeviceptr>(src), bytes),
                "cuMemcpyDtoH");
 }
 
 Status Driver::fill(DevicePtr dst, unsigned char value, size_t bytes) {
+  Result<ContextScope> scope = enter(Device::current());
+  if (!scope)
+    return scope.status();
   return check(api_->memsetD8(static_cast<CUdeviceptr>(dst), value, bytes),
                "cuMemsetD8");
 }
 
 Status Driver::synchronize() {
+  Result<ContextScope> scope = enter(Device::current());
+  if (!scope)
+    return scope.status();
   return check(api_->ctxSynchronize(), "cuCtxSynchronize");
 }
 
 Result<void *> Driver::createEvent() {
+  Result<ContextScope> scope = enter(Device::current());
+  if (!scope)
+    return scope.status();
   CUevent event;
   Status s = check(api_->eventCreate(&event, CU_EVENT_DEFAULT), "cuEventCreate");
   if (!s)
@@ -289,17 +470,26 @@ Result<void *> Driver::createEvent() {
 }
 
 Status Driver::destroyEvent(void *event) {
+  Result<ContextScope> scope = enter(Device::current());
+  if (!scope)
+    return scope.status();
   return check(api_->eventDestroy(static_cast<CUevent>(event)),
                "cuEventDestroy");
 }
 
 Status Driver::recordEvent(void *event, Stream stream) {
+  Result<ContextScope> scope = enter(Device::current());
+  if (!scope)
+    return scope.status();
   return check(api_->eventRecord(static_cast<CUevent>(event),
                                  static_cast<CUstream>(stream)),
                "cuEventRecord");
 }
 
 Result<float> Driver::elapsedMs(void *start, void *stop) {
+  Result<ContextScope> scope = enter(Device::current());
+  if (!scope)
+    return scope.status();
   Status s = check(api_->eventSynchronize(static_cast<CUevent>(stop)),
                    "cuEventSynchronize");
   if (!s)

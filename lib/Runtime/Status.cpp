@@ -30,12 +30,23 @@ const char *elementTypeName(ElementType type) {
   case ElementType::F16: return "f16";
   case ElementType::BF16: return "bf16";
   case ElementType::F32: return "f32";
+  case ElementType::I32: return "i32";
+  case ElementType::I64: return "i64";
+  case ElementType::Bool: return "i1";
   }
   return "?";
 }
 
 int elementTypeBytes(ElementType type) {
-  return type == ElementType::F32 ? 4 : 2;
+  switch (type) {
+  case ElementType::F16:
+  case ElementType::BF16: return 2;
+  case ElementType::F32:
+  case ElementType::I32: return 4;
+  case ElementType::I64: return 8;
+  case ElementType::Bool: return 1;
+  }
+  return 0;
 }
 
 } // namespace attn

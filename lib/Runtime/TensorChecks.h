@@ -1,8 +1,8 @@
 //===- TensorChecks.h - Launch argument checks ------------------*- C++ -*-===//
 //
-// Private to AttnRuntime: the checks Kernel::validate applies to each
-// operand, shared by the forward (Context.cpp) and the backward
-// (Backward.cpp).
+// Private to AttnRuntime: the checks Kernel::validate and Kernel::launch
+// apply to each operand, shared by the forward (Context.cpp) and the
+// backward (Backward.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +18,14 @@ Status invalid(const std::string &message);
 /// A 16-bit tensor read with 16-byte copies: 16-byte aligned base, unit
 /// stride in the contiguous dimension, other strides multiples of 8.
 Status checkTensor(const char *name, const TensorArg &t, int contiguousDim);
+
+/// `pointer` (named `name`; null passes) is memory of device `ordinal`, as
+/// far as the driver can tell; the driver must be loaded.
+Status checkDevicePointer(const char *name, const void *pointer, int ordinal);
+
+/// Exactly the first spec.scoreModCaptures of `captures` are set.
+Status checkCaptures(const KernelSpec &spec,
+                     const void *const (&captures)[kMaxScoreModCaptures]);
 
 } // namespace attn::detail
 

@@ -1,7 +1,14 @@
 //===- BackwardConfig.cpp - Tiles of attn.flash_bwd -----------------------===//
+//
+// The backward variants' rules and resource model are rows of the table of
+// backward kernel variants (attn/Runtime/KernelVariants.h); this picks the
+// first variant the arch runs and, of its candidates in order of
+// preference, the first that fits.
+//
+//===----------------------------------------------------------------------===//
 
 #include "BackwardConfig.h"
-#include "attn/Target/Cuda/BackwardLayout.h"
+#include "attn/Runtime/KernelVariants.h"
 
 #include "llvm/Support/Debug.h"
 
@@ -10,63 +17,49 @@
 using namespace mlir;
 using namespace mlir::attn;
 
-namespace {
-
-/// Registers per thread that the backward kernels keep below, leaving
-/// ptxas room for temporaries: at the 255 limit they spill.
-constexpr int64_t kBackwardRegisterBudget = 200;
-/// The deterministic dQ kernel holds only dQ across its loop: ptxas keeps
-/// it below the estimate (bench: 165 registers at head dim 256).
-constexpr int64_t kDqRegisterBudget = 224;
-
-/// Preferred first: large K/V tiles (each loads Q and dO once per query
-/// tile), a double-buffered Q/dO pipeline, fewer warps per key tile (P stays
-/// in registers at one). Later entries trade these for registers (large
-/// head dims) and shared memory (sm_86/sm_89).
-constexpr BackwardTile kCandidates[] = {
-    {64, 64, 4, 2, 0, 0}, {64, 64, 8, 2, 0, 0}, {64, 64, 4, 1, 0, 0},
-    {64, 64, 8, 1, 0, 0}, {64, 32, 8, 2, 0, 0}, {64, 32, 8, 1, 0, 0},
-    {64, 16, 4, 2, 0, 0}, {64, 16, 4, 1, 0, 0},
-};
-
-} // namespace
+::attn::OperandShape mlir::attn::backwardOperandShape(FlashBwdOp op) {
+  MaskAttr mask = op.getMaskOrEmpty();
+  bool maskOperands = mask.getBias() || mask.getKeep();
+  return {op.getQ().getType().getDimSize(3), op.getV().getType().getDimSize(3),
+          op.getTransposeK(), maskOperands || op.hasScoreMod(), maskOperands};
+}
 
 LogicalResult mlir::attn::configureBackward(FlashBwdOp op,
                                             const ArchInfo &arch) {
   if (op.getConfig())
     return success();
-  int64_t headDimQK = op.getQ().getType().getDimSize(3);
-  int64_t headDimV = op.getV().getType().getDimSize(3);
-  for (auto [name, dim] : {std::pair<StringRef, int64_t>{"q/k", headDimQK},
-                           {"v", headDimV}})
-    if (dim % 8 != 0 || dim > kMaxHeadDim)
-      return op.emitOpError() << "head dim " << dim << " of " << name
-                              << " is not supported by the backward kernels "
-                                 "(multiples of 8 up to "
-                              << kMaxHeadDim << ")";
-  MaskAttr mask = op.getMaskOrEmpty();
-  bool elementwise = mask.getBias() || mask.getKeep() || op.hasScoreMod();
-  for (BackwardTile tile : kCandidates) {
-    tile.headDimQK = headDimQK;
-    tile.headDimV = headDimV;
-    int64_t smem = std::max(backwardSharedBytes(tile),
-                            backwardDqSharedBytes(tile));
-    int64_t regs = backwardRegisters(tile, elementwise);
-    int64_t dqRegs = backwardDqRegisters(tile, elementwise);
-    LLVM_DEBUG(llvm::dbgs() << "  backward m=" << tile.blockM
-                            << " n=" << tile.blockN << " warps="
-                            << tile.numWarps << " stages=" << tile.stages
-                            << " smem=" << smem << " regs=" << regs << "/"
-                            << dqRegs << "\n");
-    if (!backwardSplitsHeadDims(tile) || smem > arch.maxSharedPerBlock ||
-        regs > kBackwardRegisterBudget || dqRegs > kDqRegisterBudget)
+  ::attn::OperandShape shape = backwardOperandShape(op);
+  std::string why;
+  for (const ::attn::BackwardKernelVariant &variant :
+       ::attn::backwardKernelVariants()) {
+    if (arch.computeCapability < variant.minCapability ||
+        (variant.archSpecific && arch.name != "sm_90a"))
       continue;
-    op.setConfigAttr(BackwardConfigAttr::get(op.getContext(), "sm80",
-                                             tile.blockM, tile.blockN,
-                                             tile.numWarps, tile.stages));
-    return success();
+    why = variant.checkOperands(shape);
+    if (!why.empty()) {
+      why = "backward variant " + std::string(variant.name) + " needs " + why;
+      continue;
+    }
+    for (const ::attn::TileConfig &tiles : variant.candidates(shape)) {
+      std::string unfit = variant.checkTilesFor(tiles, shape);
+      if (unfit.empty())
+        unfit = variant.checkFits(tiles, shape, arch.maxSharedPerBlock);
+      LLVM_DEBUG(llvm::dbgs()
+                 << "  backward " << variant.name << " m=" << tiles.blockM
+                 << " n=" << tiles.blockN << " warps=" << tiles.numWarps
+                 << " stages=" << tiles.stages << ": "
+                 << (unfit.empty() ? "fits" : unfit) << "\n");
+      if (!unfit.empty())
+        continue;
+      op.setConfigAttr(BackwardConfigAttr::get(
+          op.getContext(), StringRef(variant.name.data(), variant.name.size()),
+          tiles.blockM, tiles.blockN, tiles.numWarps, tiles.stages));
+      return success();
+    }
   }
+  if (!why.empty())
+    return op.emitOpError() << why;
   return op.emitOpError() << "no backward tile configuration fits "
-                          << arch.name << " for head dims " << headDimQK << "/"
-                          << headDimV;
+                          << arch.name << " for head dims " << shape.headDimQK
+                          << "/" << shape.headDimV;
 }

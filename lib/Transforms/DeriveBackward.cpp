@@ -3,7 +3,8 @@
 // Each function that returns the output of an attn.flash becomes a training
 // step: one grad_output argument per such op, an attn.flash_bwd that
 // computes the gradients of its q, k, v (and bias), and those gradients as
-// results. The score_mod's derivative comes from ScoreModDerivatives.cpp.
+// results. The score_mod and its captures are the forward's; its derivative
+// comes from ScoreModDerivatives.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -71,7 +72,7 @@ struct AttnDeriveBackwardPass
     auto bwd = FlashBwdOp::create(
         builder, op.getLoc(), gradTypes, op.getQ(), op.getK(), op.getV(),
         op.getOutput(), gradOutput, op.getLse(), op.getLengths(), op.getKeep(),
-        op.getBias(), op.getScaleAttr(), op.getTransposeKAttr(),
+        op.getBias(), op.getCaptures(), op.getScaleAttr(), op.getTransposeKAttr(),
         op.getMaskAttr(), /*config=*/BackwardConfigAttr());
     if (op.hasScoreMod()) {
       IRMapping mapping;

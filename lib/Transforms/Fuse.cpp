@@ -12,9 +12,13 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/Verifier.h"
 #include "llvm/Support/Debug.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
 
@@ -262,6 +266,13 @@ FailureOr<AttentionChain> matchChain(SoftmaxOp softmax, std::string &reason) {
                  "than -inf";
         return failure();
       }
+      // A scalar condition keeps all scores or none; the keep operand is a
+      // tensor.
+      if (!isa<RankedTensorType>(select.getCondition().getType())) {
+        reason = "the arith.select on the scores has a scalar condition, not "
+                 "a keep mask";
+        return failure();
+      }
       MaskAttr item = MaskAttr::get(select.getContext(), false, false, -1, -1,
                                     false, /*keep=*/true, false);
       if (failed(absorbMask(item, Value(), select.getCondition(), Value())))
@@ -350,6 +361,14 @@ FailureOr<AttentionChain> matchChain(SoftmaxOp softmax, std::string &reason) {
     return failure();
   }
 
+  // The factors are folded in double; the fused op holds one finite f32.
+  if (!std::isfinite(static_cast<float>(chain.scale))) {
+    llvm::raw_string_ostream os(reason);
+    os << "the folded scale factor " << llvm::format("%g", chain.scale)
+       << " is not a finite f32";
+    return failure();
+  }
+
   chain.chainOps.push_back(chain.scoreMatmul);
   chain.chainOps.append(backwardOps.rbegin(), backwardOps.rend());
   chain.chainOps.push_back(softmax);
@@ -358,7 +377,11 @@ FailureOr<AttentionChain> matchChain(SoftmaxOp softmax, std::string &reason) {
 }
 
 /// Builds the attn.flash for `chain` and replaces the p @ v matmul with it.
-void rewriteChain(AttentionChain &chain, IRRewriter &rewriter) {
+/// The matcher checks what it knows to check; anything it missed would make
+/// the fused op fail to verify. Then the op is erased, nothing else has
+/// changed, and `reason` says what the verifier found.
+LogicalResult rewriteChain(AttentionChain &chain, IRRewriter &rewriter,
+                           std::string &reason) {
   MatmulOp root = chain.outputMatmul;
   rewriter.setInsertionPoint(root);
   Location loc = rewriter.getFusedLoc(
@@ -370,11 +393,25 @@ void rewriteChain(AttentionChain &chain, IRRewriter &rewriter) {
   auto flash = FlashOp::create(
       rewriter, loc, outputType, /*lse=*/Type(), chain.q, chain.k, chain.v,
       chain.lengths, chain.keep, chain.bias,
+      chain.scoreMod ? chain.scoreMod.getCaptures() : ValueRange(),
       llvm::APFloat(static_cast<float>(chain.scale)), chain.transposeK,
       chain.mask.isEmpty() ? MaskAttr() : chain.mask, ConfigAttr());
   if (chain.scoreMod) {
     IRMapping mapping;
     chain.scoreMod.getBody().cloneInto(&flash.getScoreMod(), mapping);
+  }
+  {
+    std::string diagnostics;
+    ScopedDiagnosticHandler capture(flash.getContext(), [&](Diagnostic &diag) {
+      if (diag.getSeverity() == DiagnosticSeverity::Error)
+        diagnostics += (diagnostics.empty() ? "" : "; ") + diag.str();
+      return success();
+    });
+    if (failed(verify(flash))) {
+      rewriter.eraseOp(flash);
+      reason = "the fused op would not verify: " + diagnostics;
+      return failure();
+    }
   }
 
   Value result = flash.getOutput();
@@ -392,6 +429,7 @@ void rewriteChain(AttentionChain &chain, IRRewriter &rewriter) {
         erased = true;
       }
   }
+  return success();
 }
 
 struct AttnFusePass : impl::AttnFusePassBase<AttnFusePass> {
@@ -402,13 +440,12 @@ struct AttnFusePass : impl::AttnFusePassBase<AttnFusePass> {
     for (SoftmaxOp softmax : softmaxes) {
       std::string reason;
       FailureOr<AttentionChain> chain = matchChain(softmax, reason);
-      if (failed(chain)) {
+      if (failed(chain) || failed(rewriteChain(*chain, rewriter, reason))) {
         softmax.emitRemark() << "attention chain not fused: " << reason;
         ++numUnfused;
         continue;
       }
-      LLVM_DEBUG(llvm::dbgs() << "fusing chain at " << softmax.getLoc() << "\n");
-      rewriteChain(*chain, rewriter);
+      LLVM_DEBUG(llvm::dbgs() << "fused chain at " << softmax.getLoc() << "\n");
       ++numFused;
     }
   }

@@ -8,12 +8,59 @@
 #include "mlir/Transforms/Passes.h"
 
 namespace mlir::attn {
+
+void buildAttnPipeline(OpPassManager &pm, const AttnPipelineOptions &options) {
+  // Dead graph ops would count as extra users and block fusion.
+  pm.addPass(createCanonicalizerPass());
+  AttnDeriveBackwardPassOptions derive;
+  derive.biasGrad = options.biasGrad;
+  if (options.unfused) {
+    pm.addPass(createAttnLowerUnfusedPass());
+    // Nothing fused to differentiate: the pass says so.
+    if (options.backward)
+      pm.addPass(createAttnDeriveBackwardPass(derive));
+    return;
+  }
+  pm.addPass(createAttnFusePass());
+  pm.addPass(createCanonicalizerPass());
+  if (options.backward)
+    pm.addPass(createAttnDeriveBackwardPass(derive));
+  AttnSelectConfigPassOptions select;
+  select.arch = options.arch;
+  select.variant = options.variant;
+  select.blockM = options.blockM;
+  select.blockN = options.blockN;
+  select.numWarps = options.numWarps;
+  select.stages = options.stages;
+  pm.addPass(createAttnSelectConfigPass(select));
+}
+
 namespace {
 struct PipelineOptions : PassPipelineOptions<PipelineOptions> {
   Option<std::string> arch{*this, "arch",
                            llvm::cl::desc("Target GPU: sm_80, sm_86, sm_89 or "
                                           "sm_90a"),
                            llvm::cl::init("sm_90a")};
+  Option<std::string> variant{
+      *this, "variant",
+      llvm::cl::desc("Override: kernel variant, sm80 or sm90 (empty = model)"),
+      llvm::cl::init("")};
+  Option<int64_t> blockM{*this, "block-m",
+                         llvm::cl::desc("Override: query rows per tile"),
+                         llvm::cl::init(0)};
+  Option<int64_t> blockN{*this, "block-n",
+                         llvm::cl::desc("Override: keys per tile"),
+                         llvm::cl::init(0)};
+  Option<int64_t> numWarps{*this, "num-warps",
+                           llvm::cl::desc("Override: warps per block"),
+                           llvm::cl::init(0)};
+  Option<int64_t> stages{*this, "stages",
+                         llvm::cl::desc("Override: K/V pipeline stages"),
+                         llvm::cl::init(0)};
+  Option<bool> unfused{*this, "unfused",
+                       llvm::cl::desc("Run every graph op as its own kernel "
+                                      "instead of fusing"),
+                       llvm::cl::init(false)};
   Option<bool> backward{*this, "backward",
                         llvm::cl::desc("Derive the backward after fusing "
                                        "(attn-derive-backward)"),
@@ -29,20 +76,20 @@ void registerAttnPipelines() {
       "attn-pipeline",
       "Fuse attention graphs and configure the fused kernels: canonicalize, "
       "attn-fuse, canonicalize, (with backward) attn-derive-backward, "
-      "attn-select-config",
+      "attn-select-config (or, with unfused, canonicalize, "
+      "attn-lower-unfused)",
       [](OpPassManager &pm, const PipelineOptions &options) {
-        // Dead graph ops would count as extra users and block fusion.
-        pm.addPass(createCanonicalizerPass());
-        pm.addPass(createAttnFusePass());
-        pm.addPass(createCanonicalizerPass());
-        if (options.backward) {
-          AttnDeriveBackwardPassOptions derive;
-          derive.biasGrad = options.biasGrad;
-          pm.addPass(createAttnDeriveBackwardPass(derive));
-        }
-        AttnSelectConfigPassOptions select;
-        select.arch = options.arch;
-        pm.addPass(createAttnSelectConfigPass(select));
+        AttnPipelineOptions pipeline;
+        pipeline.arch = options.arch;
+        pipeline.variant = options.variant;
+        pipeline.blockM = options.blockM;
+        pipeline.blockN = options.blockN;
+        pipeline.numWarps = options.numWarps;
+        pipeline.stages = options.stages;
+        pipeline.unfused = options.unfused;
+        pipeline.backward = options.backward;
+        pipeline.biasGrad = options.biasGrad;
+        buildAttnPipeline(pm, pipeline);
       });
 }
 } // namespace mlir::attn

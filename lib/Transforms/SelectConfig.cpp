@@ -13,8 +13,11 @@
 #include "attn/Target/Cuda/KernelLayout.h"
 #include "attn/Transforms/Passes.h"
 
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/MathExtras.h"
+#include "llvm/Support/Mutex.h"
 
 #include <cmath>
 
@@ -35,41 +38,58 @@ std::optional<ArchInfo> lookupArch(StringRef name) {
   for (const ArchInfo &arch : archs)
     if (arch.name == name)
       return arch;
-  return std::nullopt;
+  // Newer GPUs (sm_100, sm_120, ...) run the sm80 variant: the shared
+  // memory of the smallest sm_8x part, which every later one has.
+  unsigned capability = 0;
+  StringRef digits = name;
+  if (!digits.consume_front("sm_") ||
+      digits.take_while(llvm::isDigit).getAsInteger(10, capability) ||
+      capability < 80)
+    return std::nullopt;
+  static llvm::sys::SmartMutex<true> mutex;
+  static llvm::StringSet<> names; // owns the names the results refer to
+  llvm::sys::SmartScopedLock<true> lock(mutex);
+  ArchInfo derived{names.insert(name).first->getKey(), int(capability), 128,
+                   101376, 102400};
+  derived.tuned = false;
+  return derived;
+}
+
+std::string unsupportedArchMessage(StringRef name) {
+  return ("attn cannot target '" + name +
+          "': its kernels need sm_80 or newer (A100: sm_80; A10, A40, RTX "
+          "30xx: sm_86; L4, L40, RTX 40xx: sm_89; H100, H200: sm_90a; newer "
+          "GPUs such as sm_100 or sm_120 run the sm80 kernels)")
+      .str();
 }
 
 namespace {
 
 constexpr int64_t kRegistersPerSM = 65536;
-constexpr int64_t kMaxRegistersPerThread = 255;
 constexpr int64_t kMaxWarpsPerSM = 48;
 
-struct Candidate {
-  StringRef variant;
-  int64_t blockM, blockN, numWarps, stages;
-};
+using ::attn::KernelVariant;
+using ::attn::OperandShape;
+using ::attn::TileConfig;
 
 struct Shape {
   int64_t batchHeads; ///< B * Hq, or 0 when dynamic
   int64_t queries;    ///< Sq, or 0 when dynamic
-  int64_t headDimQK, headDimV;
-  bool transposeK;
-  bool elementwise; ///< bias, keep or score_mod: per-element work on all tiles
+  OperandShape operands;
 };
 
-TileShape tileShape(const Candidate &c, const Shape &s) {
-  return TileShape{c.variant,     c.blockM,    c.blockN,    c.numWarps,
-                   c.stages,      s.headDimQK, s.headDimV, s.transposeK};
-}
-
-/// Blocks of `c` that fit on one SM, or 0 if one block does not fit.
-int64_t blocksPerSM(const Candidate &c, const Shape &s, const ArchInfo &arch) {
-  int64_t smem = sharedMemoryBytes(tileShape(c, s));
-  int64_t regs = estimatedRegisters(tileShape(c, s), s.elementwise);
-  if (smem > arch.maxSharedPerBlock || regs > kMaxRegistersPerThread)
+/// Blocks of `c` that fit on one SM, or 0 if one block does not fit. A
+/// persistent variant runs one block per SM by design.
+int64_t blocksPerSM(const KernelVariant &v, const TileConfig &c, const Shape &s,
+                    const ArchInfo &arch) {
+  int64_t smem = v.sharedBytes(c, s.operands);
+  int64_t regs = v.registers(c, s.operands);
+  if (smem > arch.maxSharedPerBlock || regs > v.registerLimit(c))
     return 0;
+  if (v.persistent)
+    return 1;
   int64_t bySmem = arch.maxSharedPerSM / smem;
-  int64_t byRegs = kRegistersPerSM / (regs * 32 * c.numWarps);
+  int64_t byRegs = kRegistersPerSM / (regs * v.threads(c));
   int64_t byWarps = kMaxWarpsPerSM / c.numWarps;
   return std::min({bySmem, byRegs, byWarps});
 }
@@ -78,11 +98,11 @@ int64_t blocksPerSM(const Candidate &c, const Shape &s, const ArchInfo &arch) {
 /// spread evenly over the SMs; the busiest SM's rows, over its rate, is the
 /// time. The rate grows with the tile's arithmetic intensity (K/V reloaded
 /// once per blockM rows, softmax bookkeeping once per blockN keys) and with
-/// the warps resident to hide latency. Variants are not compared: sm90 is
-/// taken wherever it applies (it beat sm80 on every shape measured).
-double modelThroughput(const Candidate &c, const Shape &s,
-                       const ArchInfo &arch) {
-  int64_t perSM = blocksPerSM(c, s, arch);
+/// the warps resident to hide latency. Scores are compared within a variant
+/// only: the first variant in the table's order with a fitting tile wins.
+double modelThroughput(const KernelVariant &v, const TileConfig &c,
+                       const Shape &s, const ArchInfo &arch) {
+  int64_t perSM = blocksPerSM(v, c, s, arch);
   if (perSM == 0)
     return 0.0;
   // Unknown sizes: assume enough rows to keep every slot busy.
@@ -92,8 +112,16 @@ double modelThroughput(const Candidate &c, const Shape &s,
   int64_t blocks = batchHeads * llvm::divideCeil(rows, c.blockM);
   int64_t blocksOnBusiestSM = llvm::divideCeil(blocks, int64_t(arch.numSMs));
   int64_t resident = std::min(perSM, blocksOnBusiestSM);
+  const OperandShape &ops = s.operands;
   double intensity, hiding;
-  if (c.variant == "sm90") {
+  if (v.persistent) {
+    // Warp-specialized: TMA loads and the consumers' ping-pong hide the
+    // softmax behind the other warpgroup's products, so one block per SM
+    // suffices; what is left is the per-tile bookkeeping, smaller for
+    // longer key tiles (the register limit bounds them).
+    intensity = 1.0 / (1.0 + 16.0 / double(c.blockM) + 24.0 / double(c.blockN));
+    hiding = 1.0;
+  } else if (v.name == "sm90") {
     // The products of a warpgroup run while it computes its softmax (the
     // main loop is pipelined by one tile), but one warpgroup alone cannot
     // cover its own softmax: the tensor cores need other warpgroups on the
@@ -104,7 +132,7 @@ double modelThroughput(const Candidate &c, const Shape &s,
     // 128x128 with two warpgroups at head dim 128, 64x128 with one at 64.
     intensity = 1.0 / (1.0 + 16.0 / double(c.blockM) + 32.0 / double(c.blockN));
     double warpgroups = double(resident * (c.numWarps / 4));
-    double needed = 512.0 / double(s.headDimQK + s.headDimV);
+    double needed = 512.0 / double(ops.headDimQK + ops.headDimV);
     hiding = std::pow(std::min(1.0, warpgroups / needed), 0.3);
   } else {
     intensity = 1.0 / (1.0 + 32.0 / double(c.blockM) + 16.0 / double(c.blockN));
@@ -120,6 +148,15 @@ double modelThroughput(const Candidate &c, const Shape &s,
   return double(batchHeads * rows) / time;
 }
 
+/// True if the target can run the variant.
+bool archRuns(const KernelVariant &v, const ArchInfo &arch) {
+  if (arch.computeCapability < v.minCapability)
+    return false;
+  // Arch-specific features (wgmma, setmaxnreg) exist on sm_90a only (not on
+  // sm_90, nor on later GPUs).
+  return !v.archSpecific || arch.name == "sm_90a";
+}
+
 struct AttnSelectConfigPass
     : impl::AttnSelectConfigPassBase<AttnSelectConfigPass> {
   using Base::Base;
@@ -133,13 +170,13 @@ struct AttnSelectConfigPass
       return success();
     RankedTensorType q = op.getQ().getType(), v = op.getV().getType();
     Shape shape;
-    shape.headDimQK = q.getDimSize(3);
-    shape.headDimV = v.getDimSize(3);
-    shape.transposeK = op.getTransposeK();
     MaskAttr mask = op.getMaskOrEmpty();
-    shape.elementwise = mask.getBias() || mask.getKeep() || op.hasScoreMod();
-    for (auto [name, dim] : {std::pair<StringRef, int64_t>{"q/k", shape.headDimQK},
-                             {"v", shape.headDimV}}) {
+    shape.operands = {q.getDimSize(3), v.getDimSize(3), op.getTransposeK(),
+                      mask.getBias() || mask.getKeep() || op.hasScoreMod(),
+                      mask.getBias() || mask.getKeep()};
+    for (auto [name, dim] :
+         {std::pair<StringRef, int64_t>{"q/k", shape.operands.headDimQK},
+          {"v", shape.operands.headDimV}}) {
       if (dim % 8 != 0)
         return op.emitOpError()
                << "head dim " << dim << " of " << name
@@ -153,51 +190,85 @@ struct AttnSelectConfigPass
     // still wants the tiles of a few rows.
     shape.batchHeads = q.isDynamicDim(0) ? 0 : q.getDimSize(0) * q.getDimSize(1);
     shape.queries = q.isDynamicDim(2) ? 0 : q.getDimSize(2);
+    // The model's choice saturates long before; clamped so that its
+    // products of 32-bit extents fit 64 bits.
+    shape.batchHeads = std::min<int64_t>(shape.batchHeads, 1 << 24);
+    shape.queries = std::min<int64_t>(shape.queries, 1 << 24);
 
-    std::optional<Candidate> best;
-    double bestScore = 0.0;
-    auto consider = [&](Candidate c) {
-      double score = modelThroughput(c, shape, arch);
-      LLVM_DEBUG(llvm::dbgs() << "  " << c.variant << " m=" << c.blockM
-                              << " n=" << c.blockN << " warps=" << c.numWarps
-                              << " stages=" << c.stages << " score=" << score
-                              << "\n");
-      if (score > bestScore) {
-        bestScore = score;
-        best = c;
+    // Variants in the table's order of preference: the first that the
+    // target runs, that supports the operands and has a fitting tile wins
+    // (or the one the `variant` option names). Why the first runnable one
+    // did not serve the operands becomes a remark: the user should know when
+    // the fastest kernel is not used.
+    std::string fastestUnsupported, forcedWhy;
+    bool sawRunnable = false;
+    const KernelVariant *bestVariant = nullptr;
+    TileConfig best;
+    for (const KernelVariant &candidate : ::attn::kernelVariants()) {
+      const bool forced = !variant.empty();
+      if (forced && candidate.name != variant.getValue())
+        continue;
+      std::string why;
+      if (!archRuns(candidate, arch)) {
+        why = "it needs " + std::string(candidate.archSpecific
+                                            ? "sm_90a"
+                                            : "sm_80 or newer") +
+              ", the target is " + arch.name.str();
+      } else {
+        why = candidate.checkOperands(shape.operands);
+        if (!why.empty())
+          why = "it needs " + why;
+        if (!sawRunnable && !why.empty())
+          fastestUnsupported = std::string(candidate.name) + ": " + why;
+        sawRunnable = true;
       }
-    };
-    bool sm90 = arch.computeCapability >= 90 &&
-                sm90Supports(shape.headDimQK, shape.headDimV, shape.transposeK);
-    if (variant == "sm90" && !sm90)
-      return op.emitOpError()
-             << "variant sm90 needs sm_90a, head dims that are multiples of "
-                "64 and an untransposed k; got "
-             << arch.name << ", head dims " << shape.headDimQK << "/"
-             << shape.headDimV << (shape.transposeK ? ", transpose_k" : "");
-    if (sm90 && variant != "sm80")
-      for (int64_t warps : {4, 8})
-        for (int64_t n : {64, 128})
-          consider(Candidate{"sm90", 16 * warps, n, warps, 2});
-    if (!best && variant != "sm90")
-      for (int64_t m : {64, 128})
-        for (int64_t warps : {4, 8})
-          for (int64_t n : {32, 64, 128})
-            for (int64_t st : {1, 2})
-              if (m % (16 * warps) == 0)
-                consider(Candidate{"sm80", m, n, warps, st});
-    if (!best && !hasOverride())
+      // The persistent kernel's tiles hold 128 rows and it does not pack
+      // the query heads of decode: a few static queries keep the
+      // one-block-per-tile kernels unless the variant is forced.
+      if (why.empty() && !forced && candidate.persistent &&
+          shape.queries > 0 && shape.queries <= 64)
+        continue;
+      if (!why.empty()) {
+        forcedWhy = why;
+        continue;
+      }
+      double bestScore = 0.0;
+      for (const TileConfig &c : candidate.candidates(shape.operands)) {
+        double score = modelThroughput(candidate, c, shape, arch);
+        LLVM_DEBUG(llvm::dbgs() << "  " << candidate.name << " m=" << c.blockM
+                                << " n=" << c.blockN << " warps=" << c.numWarps
+                                << " stages=" << c.stages << " score=" << score
+                                << "\n");
+        if (score > bestScore) {
+          bestScore = score;
+          best = c;
+          bestVariant = &candidate;
+        }
+      }
+      if (bestVariant)
+        break;
+    }
+    if (!variant.empty() && !forcedWhy.empty())
+      return op.emitOpError() << "variant " << variant
+                              << " cannot run this attention: " << forcedWhy;
+    if (!bestVariant && !hasOverride())
       return op.emitOpError() << "no tile configuration fits " << arch.name
-                              << " for head dims " << shape.headDimQK << "/"
-                              << shape.headDimV;
-    Candidate chosen = best.value_or(
-        Candidate{variant.empty() ? StringRef("sm80") : StringRef(variant), 64,
-                  64, 4, 2});
+                              << " for head dims " << shape.operands.headDimQK
+                              << "/" << shape.operands.headDimV;
+    // The chosen variant (or the override's) and its tiles, then each tile
+    // option given on the command line.
+    StringRef chosenVariant = bestVariant ? StringRef(bestVariant->name.data(),
+                                                      bestVariant->name.size())
+                                          : StringRef("sm80");
+    if (!variant.empty())
+      chosenVariant = variant;
+    TileConfig chosen = bestVariant ? best : TileConfig{64, 64, 4, 2};
     if (op.getConfig() && hasOverride()) {
       ConfigAttr given = op.getConfigAttr();
-      chosen = Candidate{variant.empty() ? given.getVariant() : StringRef(variant),
-                         given.getBlockM(), given.getBlockN(),
-                         given.getNumWarps(), given.getStages()};
+      if (variant.empty())
+        chosenVariant = given.getVariant();
+      chosen = {given.getBlockM(), given.getBlockN(), given.getNumWarps(),
+                given.getStages()};
     }
     if (blockM)
       chosen.blockM = blockM;
@@ -207,31 +278,39 @@ struct AttnSelectConfigPass
       chosen.numWarps = numWarps;
     if (stages)
       chosen.stages = stages;
+    if (bestVariant && !fastestUnsupported.empty() && variant.empty())
+      op.emitRemark() << "kernel variant " << chosenVariant << ", not "
+                      << fastestUnsupported;
 
     ConfigAttr config = ConfigAttr::getChecked(
         [&] {
           InFlightDiagnostic diag = op.emitOpError() << "invalid tile override";
-          if (chosen.variant == "sm90" && variant.empty())
-            diag << " for the sm90 variant (variant=sm80 selects mma.sync "
-                    "tiles)";
+          if (chosenVariant != "sm80" && variant.empty())
+            diag << " for the " << chosenVariant
+                 << " variant (variant=sm80 selects mma.sync tiles)";
           diag << ": ";
           return diag;
         },
-        op.getContext(), chosen.variant, chosen.blockM, chosen.blockN,
+        op.getContext(), chosenVariant, chosen.blockM, chosen.blockN,
         chosen.numWarps, chosen.stages);
     if (!config)
       return failure();
-    int64_t smem = sharedMemoryBytes(tileShape(chosen, shape));
+    const KernelVariant &chosenKernel =
+        *::attn::findKernelVariant(config.getVariant());
+    std::string why = chosenKernel.checkOperands(shape.operands);
+    if (!why.empty())
+      return op.emitOpError() << "variant " << chosenVariant
+                              << " cannot run this attention: it needs " << why;
+    int64_t smem = chosenKernel.sharedBytes(chosen, shape.operands);
     if (smem > arch.maxSharedPerBlock)
       return op.emitOpError()
              << "config needs " << smem << " bytes of shared memory; "
              << arch.name << " allows " << arch.maxSharedPerBlock;
-    int64_t regs = estimatedRegisters(tileShape(chosen, shape),
-                                      shape.elementwise);
-    if (regs > kMaxRegistersPerThread)
+    int64_t regs = chosenKernel.registers(chosen, shape.operands);
+    if (regs > chosenKernel.registerLimit(chosen))
       return op.emitOpError() << "config needs about " << regs
                               << " registers per thread; the limit is "
-                              << kMaxRegistersPerThread;
+                              << chosenKernel.registerLimit(chosen);
     op.setConfigAttr(config);
     return success();
   }
@@ -239,17 +318,20 @@ struct AttnSelectConfigPass
   void runOnOperation() override {
     std::optional<ArchInfo> info = lookupArch(arch);
     if (!info) {
-      getOperation()->emitError()
-          << "unknown arch '" << arch
-          << "'; expected sm_80, sm_86, sm_89 or sm_90a";
+      getOperation()->emitError() << unsupportedArchMessage(arch);
       return signalPassFailure();
     }
-    if (!variant.empty() && !llvm::is_contained(getKnownVariants(), variant)) {
+    if (!variant.empty() && !::attn::findKernelVariant(variant)) {
       getOperation()->emitError()
-          << "unknown variant '" << variant << "'; expected sm80 or sm90";
+          << "unknown variant '" << variant
+          << "'; expected one of " << ::attn::knownVariantNames();
       return signalPassFailure();
     }
     WalkResult result = getOperation()->walk([&](FlashOp op) {
+      if (!info->tuned)
+        op.emitRemark() << "no tuned cost model for " << arch
+                        << ": using the sm80 variant (mma.sync) with "
+                           "conservative shared-memory limits";
       return failed(configure(op, *info)) ? WalkResult::interrupt()
                                           : WalkResult::advance();
     });

@@ -3,25 +3,56 @@
     import attn
     out = attn.sdpa(q, k, v, is_causal=True)          # like F.scaled_dot_product_attention
 
-The package loads libattn_c.so (the C API) with ctypes: no compiled
-extension, so it works with whatever Python and torch the machine has. Set
-ATTN_LIBRARY to the library's path, or keep the package beside a build/.
-Kernels are compiled once per specialization (dtype, heads, head dims, mask
-kinds, score_mod, scale) and cached in memory and on disk; batch and sequence
-lengths are runtime parameters.
+The package loads libattn_c (the C API) with ctypes: no compiled extension,
+so it works with whatever Python and torch the machine has. Set ATTN_LIBRARY
+to the library's path, or keep the package where cmake --install put it, or
+beside a build/. Kernels are compiled once per specialization (dtype, heads,
+head dims, mask kinds, score_mod, scale) and cached in memory and on disk;
+batch and sequence lengths are runtime parameters.
+
+attn.sdpa is also the torch operator torch.ops.attn.sdpa (with a fake
+implementation), so torch.compile (fullgraph too, and mode="reduce-overhead"
+with CUDA graphs) and torch.export trace through it. Eager calls take a
+direct path to the launch. Launches never allocate outside torch's caching
+allocator and never synchronize, so they can be captured in CUDA graphs;
+compiling cannot, so call attn.precompile (or run once) before capturing.
+attn has no backward yet: a call that would need one raises AttnError.
+
+Compiles are logged to the "attn" logger (INFO), and to stderr with
+ATTN_LOG=1.
 """
 
+import atexit
 import ctypes
+import logging
 import math
 import os
+import re
+import struct
 import threading
 
-__all__ = ["sdpa", "AttnError", "softcap", "alibi", "kernel_info", "library"]
+try:
+    import torch
+except ImportError:  # versions and compile errors work without torch
+    torch = None
+
+__all__ = ["sdpa", "precompile", "AttnError", "softcap", "alibi", "head_bias", "kernel_info", "library"]
+
+# The ATTN_C_ABI_VERSION (include/attn-c/attn.h) this package speaks.
+_ABI_VERSION = 1
+
+_logger = logging.getLogger("attn")
 
 
 class AttnError(RuntimeError):
     """An attn compile or launch error, with attn's message."""
 
+
+# ----------------------------------------------------------------------------
+# The C API's structs, and a struct.Struct for each that fills it in one call.
+
+# ATTN_MAX_SCORE_MOD_CAPTURES of attn-c/attn.h.
+_MAX_SCORE_MOD_CAPTURES = 4
 
 class _Tensor(ctypes.Structure):
     _fields_ = [("data", ctypes.c_void_p), ("strides", ctypes.c_int64 * 4)]
@@ -33,6 +64,15 @@ class _FlashArgs(ctypes.Structure):
         ("q", _Tensor), ("k", _Tensor), ("v", _Tensor), ("o", _Tensor),
         ("lse", ctypes.c_void_p), ("lengths", ctypes.c_void_p),
         ("keep", _Tensor), ("bias", _Tensor), ("num_splits", ctypes.c_int32),
+        # score_mod captures (appended in attn-c/attn.h).
+        ("score_mod_captures", ctypes.c_void_p * _MAX_SCORE_MOD_CAPTURES),
+    ]
+
+
+class _LaunchConfig(ctypes.Structure):
+    _fields_ = [
+        ("context", ctypes.c_void_p), ("device", ctypes.c_int32), ("stream", ctypes.c_void_p),
+        ("workspace", ctypes.c_void_p), ("workspace_bytes", ctypes.c_uint64),
     ]
 
 
@@ -50,7 +90,44 @@ class _KernelInfo(ctypes.Structure):
     ]
 
 
-_lock = threading.Lock()
+_CODES = {ctypes.c_int32: "i", ctypes.c_int64: "q", ctypes.c_uint64: "Q", ctypes.c_void_p: "Q",
+          ctypes.c_float: "f", ctypes.c_double: "d"}
+
+
+def _leaves(ctype, offset):
+    """(offset, struct code) of every scalar in `ctype`, in field order."""
+    if issubclass(ctype, ctypes.Structure):
+        out = []
+        for name, field_type in ctype._fields_:
+            out += _leaves(field_type, offset + getattr(ctype, name).offset)
+        return out
+    if issubclass(ctype, ctypes.Array):
+        size = ctypes.sizeof(ctype._type_)
+        return [leaf for i in range(ctype._length_) for leaf in _leaves(ctype._type_, offset + i * size)]
+    return [(offset, _CODES[ctype])]
+
+
+def _packer(structure):
+    """A struct.Struct whose pack(*values) is `structure` with its scalars (nested
+    structs and arrays flattened, pointers as ints) in field order: one call
+    instead of one ctypes attribute store per field."""
+    fmt, position = "<", 0
+    for offset, code in _leaves(structure, 0):
+        fmt += "x" * (offset - position) + code
+        position = offset + struct.calcsize(code)
+    fmt += "x" * (ctypes.sizeof(structure) - position)
+    packer = struct.Struct(fmt)
+    assert packer.size == ctypes.sizeof(structure)
+    return packer
+
+
+_FLASH_ARGS = _packer(_FlashArgs)
+_LAUNCH_CONFIG = _packer(_LaunchConfig)
+
+# ----------------------------------------------------------------------------
+# The library.
+
+_lock = threading.RLock()
 _lib = None
 _context = None
 _kernels = {}
@@ -59,38 +136,91 @@ _kernels = {}
 # share one kernel per specialization.
 _DECODE_QUERIES = 16
 
+_LOG_HANDLER_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_char_p, ctypes.c_void_p)
+
+
+def _forward_log(message, _user):
+    _logger.info("%s", message.decode(errors="replace"))
+
+
+_log_handler = _LOG_HANDLER_TYPE(_forward_log)
+
+
+def _library_candidates():
+    explicit = os.environ.get("ATTN_LIBRARY")
+    if explicit:
+        return [explicit]
+    here = os.path.dirname(os.path.abspath(__file__))
+    name = f"libattn_c.so.{_ABI_VERSION}"
+    candidates = []
+    try:
+        from . import _install  # written by cmake --install
+        candidates.append(os.path.join(here, _install.LIBRARY))
+    except ImportError:
+        pass
+    build = os.path.join(here, "..", "..", "build", "lib")
+    candidates += [os.path.join(here, name), os.path.join(build, name), os.path.join(build, "libattn_c.so")]
+    return candidates
+
 
 def library():
-    """The loaded libattn_c.so (loads it on first use)."""
+    """The loaded libattn_c (loads it, and checks its ABI version, on first use)."""
     global _lib
     if _lib is not None:
         return _lib
-    here = os.path.dirname(os.path.abspath(__file__))
-    candidates = [os.environ.get("ATTN_LIBRARY"),
-                  os.path.join(here, "libattn_c.so"),
-                  os.path.join(here, "..", "..", "build", "lib", "libattn_c.so")]
-    errors = []
-    for path in candidates:
-        if not path:
-            continue
-        try:
-            lib = ctypes.CDLL(os.path.abspath(path))
-            break
-        except OSError as e:
-            errors.append(f"{path}: {e}")
-    else:
-        raise AttnError("cannot load libattn_c.so; build attn and set ATTN_LIBRARY (" +
-                        "; ".join(errors) + ")")
-    lib.attn_last_error.restype = ctypes.c_char_p
-    lib.attn_context_create.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
-    lib.attn_compile.argtypes = ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p] + [ctypes.c_int32] * 4 +
-                                 [ctypes.POINTER(ctypes.c_void_p)])
-    lib.attn_kernel_get_info.argtypes = [ctypes.c_void_p, ctypes.POINTER(_KernelInfo)]
-    lib.attn_kernel_source.argtypes = [ctypes.c_void_p]
-    lib.attn_kernel_source.restype = ctypes.c_char_p
-    lib.attn_launch.argtypes = [ctypes.c_void_p, ctypes.POINTER(_FlashArgs), ctypes.c_void_p]
-    _lib = lib
-    return lib
+    with _lock:
+        if _lib is not None:
+            return _lib
+        errors = []
+        for path in _library_candidates():
+            try:
+                lib = ctypes.CDLL(os.path.abspath(path))
+                break
+            except OSError as e:
+                errors.append(f"{path}: {e}")
+        else:
+            raise AttnError("cannot load libattn_c; build attn (scripts/build.sh) or set ATTN_LIBRARY (" +
+                            "; ".join(errors) + ")")
+        if not hasattr(lib, "attn_abi_version"):
+            raise AttnError(f"{lib._name} predates ABI versions; this attn package needs C ABI "
+                            f"{_ABI_VERSION}: rebuild attn or point ATTN_LIBRARY at a newer libattn_c")
+        lib.attn_abi_version.restype = ctypes.c_int32
+        abi = lib.attn_abi_version()
+        if abi != _ABI_VERSION:
+            raise AttnError(f"{lib._name} has C ABI version {abi}, but this attn package needs "
+                            f"{_ABI_VERSION}: install the package and the library of one attn version, "
+                            "or point ATTN_LIBRARY at a matching libattn_c")
+        lib.attn_version.restype = ctypes.c_char_p
+        lib.attn_last_error.restype = ctypes.c_char_p
+        lib.attn_set_log_handler.argtypes = [_LOG_HANDLER_TYPE, ctypes.c_void_p]
+        lib.attn_set_log_handler.restype = None
+        lib.attn_context_create.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
+        lib.attn_compile.argtypes = ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p] + [ctypes.c_int32] * 4 +
+                                     [ctypes.POINTER(ctypes.c_void_p)])
+        lib.attn_kernel_get_info.argtypes = [ctypes.c_void_p, ctypes.POINTER(_KernelInfo)]
+        lib.attn_kernel_source.argtypes = [ctypes.c_void_p]
+        lib.attn_kernel_source.restype = ctypes.c_char_p
+        # Args and config go in as bytes from struct.pack: no ctypes objects.
+        lib.attn_kernel_load.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+        lib.attn_workspace_size.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p,
+                                            ctypes.POINTER(ctypes.c_uint64)]
+        lib.attn_launch_on.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p]
+        lib.attn_launch.argtypes = [ctypes.c_void_p, ctypes.POINTER(_FlashArgs), ctypes.c_void_p]
+        lib.attn_set_log_handler(_log_handler, None)
+        _lib = lib
+        return lib
+
+
+@atexit.register
+def _stop_logging():
+    if _lib is not None:
+        _lib.attn_set_log_handler(_LOG_HANDLER_TYPE(), None)
+
+
+def __getattr__(name):
+    if name == "__version__":  # the library's: one version for both
+        return library().attn_version().decode()
+    raise AttributeError(f"module 'attn' has no attribute {name!r}")
 
 
 def _check(code):
@@ -101,11 +231,16 @@ def _check(code):
 def _get_context():
     global _context
     if _context is None:
-        handle = ctypes.c_void_p()
-        _check(library().attn_context_create(None, None, ctypes.byref(handle)))
-        _context = handle
+        with _lock:
+            if _context is None:
+                handle = ctypes.c_void_p()
+                _check(library().attn_context_create(None, None, ctypes.byref(handle)))
+                _context = handle
     return _context
 
+
+# ----------------------------------------------------------------------------
+# score_mod bodies.
 
 def softcap(cap):
     """A score_mod body: cap * tanh(score / cap) (Gemma 2)."""
@@ -133,28 +268,22 @@ def alibi(num_heads):
             "attn.yield %y : f32")
 
 
-def _dtype_name(torch, dtype):
-    names = {torch.float16: "f16", torch.bfloat16: "bf16", torch.float32: "f32", torch.bool: "i1"}
-    if dtype not in names:
-        raise AttnError(f"unsupported dtype {dtype}")
-    return names[dtype]
+# ----------------------------------------------------------------------------
+# The kernel a call needs: its MLIR, compiled once per specialization.
+
+_SCORE_MOD_HEADER = "  ^bb0(%score: f32, %b: index, %h: index, %q_idx: index, %kv_idx: index{captures}):"
 
 
-def _broadcast4(torch, mask, b, h, sq, skv, what):
-    """A mask or bias as a 4-d view broadcast to (b, h, sq, skv), without copies."""
-    while mask.dim() < 4:
-        mask = mask.unsqueeze(0)
-    if mask.dim() != 4:
-        raise AttnError(f"{what} has {mask.dim()} dimensions; at most 4")
-    want = (b, h, sq, skv)
-    for d in range(4):
-        if mask.shape[d] not in (1, want[d]):
-            raise AttnError(f"{what} dimension {d} is {mask.shape[d]}, expected 1 or {want[d]}")
-    return mask
+def head_bias(num_heads):
+    """A score_mod body that adds a learned bias per query head: pass the
+    (num_heads,) float32 tensor as score_mod_captures=[bias]."""
+    return (f"%bias = tensor.extract %capture0[%h] : tensor<{num_heads}xf32>\n"
+            "%y = arith.addf %score, %bias : f32\n"
+            "attn.yield %y : f32")
 
 
 def _mlir(dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_lengths,
-          keep, bias, score_mod, return_lse, sq=None):
+          keep, bias, score_mod, return_lse, sq=None, captures=()):
     """The attention as an attn.flash on dynamic batch and sequence sizes; sq,
     when given, fixes the query length."""
     def t(shape, el):
@@ -180,12 +309,21 @@ def _mlir(dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_leng
         args.append(f"%{name}: {t(shape, el)}")
         operands += f" {name}(%{name} : {t(shape, el)})"
         items.append(name)
+    # score_mod captures: function arguments %captured0.., the region's
+    # block arguments %capture0...
+    capture_types = [t(shape, el) for shape, el in captures]
+    for i, ct in enumerate(capture_types):
+        args.append(f"%captured{i}: {ct}")
+    if capture_types:
+        operands += (" captures(" + ", ".join(f"%captured{i}" for i in range(len(captures))) + " : " +
+                     ", ".join(capture_types) + ")")
     attrs = [f"scale = {scale!r} : f32"]
     if items:
         attrs.append(f"mask = #attn.mask<{', '.join(items)}>")
     region = ""
     if score_mod:
-        region = (" score_mod {\n  ^bb0(%score: f32, %b: index, %h: index, %q_idx: index, %kv_idx: index):\n    "
+        extra = "".join(f", %capture{i}: {ct}" for i, ct in enumerate(capture_types))
+        region = (" score_mod {\n" + _SCORE_MOD_HEADER.format(captures=extra) + "\n    "
                   + score_mod.replace("\n", "\n    ") + "\n  }")
     out = t([None, hq, sq, dv], dtype)
     results = out + (f", {t([None, hq, sq], 'f32')}" if return_lse else "")
@@ -197,18 +335,72 @@ def _mlir(dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_leng
             f"  return {names} : {results}\n}}\n")
 
 
-def _kernel(key, make_text, variant, tiles):
-    handle = _kernels.get(key)
-    if handle is not None:
-        return handle
+# "<source>:LINE:COLUMN: error: ..." of attn_compile's messages.
+_DIAGNOSTIC = re.compile(r"<source>:(\d+):(\d+): (error|warning|note|remark): (.*)$", re.M)
+
+
+def _compile_error(message, text, score_mod, call):
+    """attn's compile error in terms of the user's arguments: an error inside
+    the score_mod region names the score_mod line; others drop the location
+    in generated MLIR and say which call it was."""
+    diagnostics = _DIAGNOSTIC.findall(message)
+    if score_mod:
+        lines = text.split("\n")
+        first = next(i for i, line in enumerate(lines) if line == _SCORE_MOD_HEADER) + 2  # 1-based
+        body = score_mod.split("\n")
+        for line, column, severity, what in diagnostics:
+            index = int(line) - first
+            if severity == "error" and 0 <= index < len(body):
+                column = max(int(column) - 4, 1)  # the region's indent
+                return AttnError(f"attn.sdpa: the score_mod argument does not compile: line {index + 1}, "
+                                 f"column {column}: {what}\n    {body[index]}\n(MLIR: {message.strip()})")
+        if message.startswith("ParseError"):
+            return AttnError(f"attn.sdpa: the score_mod argument breaks the generated MLIR (is it one region "
+                             f"body ending in attn.yield?): {message}")
+    errors = [what.replace("'attn.flash' op ", "") for _, _, severity, what in diagnostics if severity == "error"]
+    return AttnError(f"attn.sdpa({call}): " + ("; ".join(errors) if errors else message))
+
+
+def _capturing(device):
+    """True if `device`'s current stream is capturing a CUDA graph."""
+    with torch.cuda.device(device):
+        return torch.cuda.is_current_stream_capturing()
+
+
+class _Kernel:
+    """A compiled kernel: its handle, and the workspace of the launch shapes seen."""
+    __slots__ = ("handle", "ptr", "workspace")
+
+    def __init__(self, handle):
+        self.handle = handle           # ctypes.c_void_p, returned by return_kernel
+        self.ptr = handle.value        # the same as an int, for the launch
+        self.workspace = {}            # (batch, seq_q, seq_kv, num_splits, device) -> bytes
+
+
+def _kernel(spec, describe, device):
+    """The kernel of `spec` (see _spec), compiled on first use."""
+    kernel = _kernels.get(spec)
+    if kernel is not None:
+        return kernel
     with _lock:
-        handle = _kernels.get(key)
-        if handle is None:
-            handle = ctypes.c_void_p()
-            _check(library().attn_compile(_get_context(), make_text().encode(), variant.encode(), *tiles,
-                                          ctypes.byref(handle)))
-            _kernels[key] = handle
-        return handle
+        kernel = _kernels.get(spec)
+        if kernel is not None:
+            return kernel
+        if device is not None and _capturing(device):
+            raise AttnError(f"attn.sdpa({describe()}) needs a kernel compiled while a CUDA graph is being "
+                            "captured, where compiling is not allowed: call attn.precompile with the same "
+                            "arguments (or run the call once) before capturing")
+        (dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_lengths, keep, bias, score_mod,
+         return_lse, static_sq, variant, tiles, captures) = spec
+        text = _mlir(dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_lengths, keep, bias,
+                     score_mod, return_lse, static_sq, captures)
+        handle = ctypes.c_void_p()
+        lib = library()
+        if lib.attn_compile(_get_context(), text.encode(), variant.encode(), *tiles, ctypes.byref(handle)):
+            raise _compile_error(lib.attn_last_error().decode(), text, score_mod, describe())
+        kernel = _Kernel(handle)
+        _kernels[spec] = kernel
+        return kernel
 
 
 def kernel_info(handle):
@@ -219,102 +411,363 @@ def kernel_info(handle):
             for f, _ in _KernelInfo._fields_}
 
 
-def _arg(t, strides=None):
-    a = _Tensor()
-    a.data = t.data_ptr()
-    for d, s in enumerate(strides if strides is not None else t.stride()):
-        a.strides[d] = s
-    return a
+# ----------------------------------------------------------------------------
+# Checking a call: every tensor argument, by name.
+
+_DTYPE_NAMES = {}  # torch dtype -> MLIR element type, filled once torch is imported
+
+
+def _describe(query, key, value):
+    return ", ".join(f"{n} {tuple(t.shape)} {str(t.dtype).replace('torch.', '')} on {t.device}"
+                     for n, t in (("query", query), ("key", key), ("value", value)))
+
+
+def _check_captures(score_mod, captures, device):
+    """The tensors a score_mod reads: at most _MAX_SCORE_MOD_CAPTURES, on the
+    query's device, rank 0 to 4 with elements, of a dtype the kernels read."""
+    captures = list(captures or ())
+    if captures and not score_mod:
+        raise AttnError("attn.sdpa: score_mod_captures needs a score_mod that reads them")
+    if len(captures) > _MAX_SCORE_MOD_CAPTURES:
+        raise AttnError(f"attn.sdpa: a score_mod reads at most {_MAX_SCORE_MOD_CAPTURES} tensors; "
+                        f"score_mod_captures has {len(captures)}")
+    for i, c in enumerate(captures):
+        if not isinstance(c, torch.Tensor):
+            raise AttnError(f"attn.sdpa: score_mod_captures[{i}] must be a tensor; got {type(c).__name__}")
+        if c.device != device:
+            raise AttnError(f"attn.sdpa: score_mod_captures[{i}] is on {c.device} but query is on {device}; "
+                            f"move it with .to(query.device)")
+        if c.dim() > 4 or c.numel() == 0:
+            raise AttnError(f"attn.sdpa: score_mod_captures[{i}] must have rank <= 4 and elements; "
+                            f"got shape {tuple(c.shape)}")
+        if c.dtype not in _DTYPE_NAMES:
+            raise AttnError(f"attn.sdpa: score_mod_captures[{i}] must be float32, float16, bfloat16, bool, "
+                            f"int32 or int64; got {c.dtype}")
+    return captures
+
+
+def _check_args(query, key, value, attn_mask, lengths, dropout_p, enable_gqa):
+    """Shapes, dtypes and devices of a call; raises AttnError naming the
+    argument. Returns (b, hq, sq, dqk, hkv, skv, dv, mask4) with mask4 the
+    mask as a 4-d view (or None). Reads metadata only (FakeTensors too)."""
+    if dropout_p != 0.0:
+        raise AttnError("attn.sdpa: dropout is not supported (dropout_p must be 0)")
+    device = query.device
+    if device.type != "cuda":
+        raise AttnError(f"attn.sdpa: query is on {device}; attn runs on CUDA tensors (query.cuda())")
+    for name, t in (("query", query), ("key", key), ("value", value)):
+        if t.dim() != 4:
+            raise AttnError(f"attn.sdpa: {name} must be 4-d (batch, heads, seq, head_dim); got shape {tuple(t.shape)}")
+        if t.device != device:
+            raise AttnError(f"attn.sdpa: {name} is on {t.device} but query is on {device}; "
+                            f"move it with {name}.to(query.device)")
+    if not (query.dtype == key.dtype == value.dtype) or query.dtype not in (torch.float16, torch.bfloat16):
+        raise AttnError(f"attn.sdpa: query, key and value must all be float16 or all bfloat16; got "
+                        f"{query.dtype}, {key.dtype}, {value.dtype}")
+    b, hq, sq, dqk = query.shape
+    kb, hkv, skv, kd = key.shape
+    vb, vh, vs, dv = value.shape
+    if kb != b or vb != b:
+        raise AttnError(f"attn.sdpa: batch sizes differ: query {b}, key {kb}, value {vb}")
+    if kd != dqk:
+        raise AttnError(f"attn.sdpa: key's head dim {kd} differs from query's {dqk}")
+    if vh != hkv or vs != skv:
+        raise AttnError(f"attn.sdpa: value has {vh} heads and {vs} keys, key {hkv} and {skv}; they must agree")
+    if hq != hkv and not enable_gqa:
+        raise AttnError(f"attn.sdpa: query has {hq} heads and key {hkv}; pass enable_gqa=True for GQA/MQA")
+    if hq % hkv:
+        raise AttnError(f"attn.sdpa: key heads {hkv} must divide query heads {hq}")
+    mask4 = None
+    if attn_mask is not None:
+        if attn_mask.device != device:
+            raise AttnError(f"attn.sdpa: attn_mask is on {attn_mask.device} but query is on {device}; "
+                            "move it with attn_mask.to(query.device)")
+        if attn_mask.dtype not in (torch.bool, torch.float32, torch.float16, torch.bfloat16):
+            raise AttnError(f"attn.sdpa: attn_mask must be bool (True takes part) or float32, float16 or "
+                            f"bfloat16 (added to the scores); got {attn_mask.dtype}")
+        if attn_mask.dim() > 4:
+            raise AttnError(f"attn.sdpa: attn_mask has {attn_mask.dim()} dimensions; at most 4")
+        mask4 = attn_mask
+        while mask4.dim() < 4:
+            mask4 = mask4.unsqueeze(0)
+        want = (b, hq, sq, skv)
+        for d in range(4):
+            if mask4.shape[d] != 1 and mask4.shape[d] != want[d]:
+                raise AttnError(f"attn.sdpa: attn_mask of shape {tuple(attn_mask.shape)} does not broadcast to "
+                                f"(batch, heads, query, key) = {want}: dimension {d} is {mask4.shape[d]}")
+    if lengths is not None:
+        if lengths.device != device:
+            raise AttnError(f"attn.sdpa: lengths is on {lengths.device} but query is on {device}; "
+                            "move it with lengths.to(query.device)")
+        if lengths.dtype != torch.int32:
+            raise AttnError(f"attn.sdpa: lengths must be int32; got {lengths.dtype} "
+                            "(lengths.to(torch.int32))")
+        if tuple(lengths.shape) != (b,):
+            raise AttnError(f"attn.sdpa: lengths must have shape ({b},), one per batch; "
+                            f"got {tuple(lengths.shape)}")
+    return b, hq, sq, dqk, hkv, skv, dv, mask4
+
+
+def _spec(query, hq, sq, dqk, hkv, skv, dv, mask4, scale, is_causal, bottom_right, window, has_lengths,
+          score_mod, return_lse, variant, tiles, captures=()):
+    """What the kernel is specialized on (the key of _kernels)."""
+    dtype = _DTYPE_NAMES[query.dtype]
+    keep = bias = None
+    if mask4 is not None:
+        # Size-1 dimensions broadcast (stride 0), whatever the call's sizes.
+        pattern = tuple(size == 1 for size in mask4.shape)
+        if mask4.dtype == torch.bool:
+            keep = (pattern, "i1")
+        else:
+            bias = (pattern, _DTYPE_NAMES[mask4.dtype])
+    if scale is None:
+        scale = 1.0 / math.sqrt(dqk)
+    if window is not None:
+        window = (int(window[0]), int(window[1]))
+    return (dtype, hq, hkv, dqk, dv, float(scale), bool(is_causal), bool(bottom_right), window, has_lengths,
+            keep, bias, score_mod or None, bool(return_lse), sq if sq <= _DECODE_QUERIES else None,
+            variant or "", tiles, tuple((tuple(c.shape), _DTYPE_NAMES[c.dtype]) for c in captures))
+
+
+_NO_BACKWARD = ("attn.sdpa has no backward yet, and {names} require{s} grad with autograd on: the gradient would "
+                "be lost. Run the call under torch.no_grad() or torch.inference_mode(), or pass "
+                "{detached}")
+
+
+def _refuse_grad(query, key, value, attn_mask):
+    names = [n for n, t in (("query", query), ("key", key), ("value", value), ("attn_mask", attn_mask))
+             if t is not None and t.requires_grad]
+    if names:
+        raise AttnError(_NO_BACKWARD.format(names=", ".join(names), s="s" if len(names) == 1 else "",
+                                            detached=", ".join(f"{n}.detach()" for n in names)))
+
+
+# ----------------------------------------------------------------------------
+# The launch.
+
+def _current_stream(device_index):
+    return torch.cuda.current_stream(device_index).cuda_stream
+
+
+def _run(query, key, value, attn_mask, lengths, dropout_p, is_causal, scale, enable_gqa, window, bottom_right,
+         score_mod, return_lse, variant, tiles, num_splits, captures=()):
+    """Checks, finds (or compiles) the kernel, allocates the outputs and any
+    workspace with torch's caching allocator on the current stream, and
+    launches there. Returns (out, lse or None, kernel)."""
+    b, hq, sq, dqk, hkv, skv, dv, mask4 = _check_args(query, key, value, attn_mask, lengths, dropout_p,
+                                                      enable_gqa)
+    captures = _check_captures(score_mod, captures, query.device)
+    spec = _spec(query, hq, sq, dqk, hkv, skv, dv, mask4, scale, is_causal, bottom_right, window,
+                 lengths is not None, score_mod, return_lse, variant, tiles, captures)
+    device = query.device
+    dev = device.index if device.index is not None else torch.cuda.current_device()
+    kernel = _kernel(spec, lambda: _describe(query, key, value), device)
+
+    q = query if query.stride(3) == 1 else query.contiguous()
+    k = key if key.stride(3) == 1 else key.contiguous()
+    v = value if value.stride(3) == 1 else value.contiguous()
+    out = torch.empty((b, hq, sq, dv), device=device, dtype=query.dtype)
+    lse = torch.empty((b, hq, sq), device=device, dtype=torch.float32) if return_lse else None
+    keep = bias = (0, 0, 0, 0, 0)
+    if mask4 is not None:
+        m = mask4.view(torch.uint8) if mask4.dtype == torch.bool else mask4
+        s = m.stride()
+        sh = m.shape
+        fields = (m.data_ptr(), 0 if sh[0] == 1 else s[0], 0 if sh[1] == 1 else s[1],
+                  0 if sh[2] == 1 else s[2], 0 if sh[3] == 1 else s[3])
+        if mask4.dtype == torch.bool:
+            keep = fields
+        else:
+            bias = fields
+    if lengths is not None and lengths.stride(0) != 1:
+        lengths = lengths.contiguous()
+    # Captures are read contiguous, bool as bytes.
+    captures = [c.contiguous() for c in captures]
+    capture_ptrs = [c.data_ptr() for c in captures] + [0] * (_MAX_SCORE_MOD_CAPTURES - len(captures))
+    args = _FLASH_ARGS.pack(b, sq, skv, q.data_ptr(), *q.stride(), k.data_ptr(), *k.stride(),
+                            v.data_ptr(), *v.stride(), out.data_ptr(), *out.stride(),
+                            lse.data_ptr() if lse is not None else 0,
+                            lengths.data_ptr() if lengths is not None else 0,
+                            *keep, *bias, num_splits, *capture_ptrs)
+    stream = _current_stream(dev)
+    lib = _lib
+    key_ = (b, sq, skv, num_splits, dev)
+    workspace_bytes = kernel.workspace.get(key_)
+    if workspace_bytes is None:
+        size = ctypes.c_uint64()
+        if lib.attn_workspace_size(kernel.ptr, args, _LAUNCH_CONFIG.pack(0, dev, stream, 0, 0),
+                                   ctypes.byref(size)):
+            raise _launch_error(lib.attn_last_error().decode())
+        if len(kernel.workspace) > 1024:
+            kernel.workspace.clear()
+        workspace_bytes = kernel.workspace[key_] = size.value
+    workspace = torch.empty(workspace_bytes, device=device, dtype=torch.uint8) if workspace_bytes else None
+    config = _LAUNCH_CONFIG.pack(0, dev, stream, workspace.data_ptr() if workspace is not None else 0,
+                                 workspace_bytes)
+    if lib.attn_launch_on(kernel.ptr, args, config):
+        raise _launch_error(lib.attn_last_error().decode())
+    return out, lse, kernel
+
+
+# The C API's operand names, in the user's terms.
+_OPERANDS = {"'q'": "query", "'k'": "key", "'v'": "value", "'o'": "the output", "'lse'": "the logsumexp output",
+             "'lengths'": "lengths", "'keep'": "attn_mask", "'bias'": "attn_mask", "'workspace'": "the workspace"}
+
+
+def _launch_error(message):
+    for name, user in _OPERANDS.items():
+        message = message.replace(name, f"{user} ({name})")
+    return AttnError("attn.sdpa: " + message)
+
+
+def _direct_call(query):
+    """True for a plain eager call: no torch.compile/export tracing, no
+    dispatch mode, a plain tensor. Those go through torch.ops.attn.sdpa."""
+    return (not _is_compiling() and type(query) is _TorchTensor
+            and (_dispatch_modes is None or not _dispatch_modes()))
 
 
 def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
          enable_gqa=False, *, window=None, bottom_right=False, lengths=None, score_mod=None,
-         return_lse=False, variant="", block_m=0, block_n=0, num_warps=0, stages=0, num_splits=0,
+         score_mod_captures=(), return_lse=False, variant="", block_m=0, block_n=0, num_warps=0, stages=0, num_splits=0,
          return_kernel=False):
     """torch.nn.functional.scaled_dot_product_attention on attn's kernels.
 
     query (B, Hq, L, E), key (B, Hkv, S, E), value (B, Hkv, S, Ev), CUDA, f16
-    or bf16; any strides with a contiguous last dimension (e.g. BSHD memory
-    viewed as BHSD). attn_mask: bool (True takes part) or float (added),
-    broadcastable to (B, Hq, L, S). Beyond torch: window=(left, right) sliding
-    window, bottom_right to align causal/window to the last query, lengths
-    (B,) int32 key padding, score_mod (an MLIR region body, see softcap and
-    alibi), return_lse for the natural-log logsumexp (B, Hq, L) in f32.
-    variant ("sm80", "sm90") and the tile sizes override the cost model;
-    num_splits the split-KV count (0: the runtime's choice, 1: no split).
-    Kernels are compiled once per specialization (dtypes, heads, head dims,
-    masks, score_mod, options) for any batch and sequence lengths; query
-    lengths up to 16 (decode) each get their own, with tiles for few rows.
+    or bf16, all on one device; any strides with a contiguous last dimension
+    (e.g. BSHD memory viewed as BHSD). attn_mask: bool (True takes part) or
+    float (added), broadcastable to (B, Hq, L, S), on the same device. Beyond
+    torch: window=(left, right) sliding window, bottom_right to align
+    causal/window to the last query, lengths (B,) int32 key padding,
+    score_mod (an MLIR region body, see softcap and alibi),
+    score_mod_captures (up to 4 CUDA tensors of float32, float16, bfloat16,
+    bool, int32 or int64 that the body reads as %capture0.. with
+    tensor.extract, like FlexAttention's captured buffers; see head_bias),
+    return_lse for the natural-log logsumexp (B, Hq, L) in f32. variant
+    ("sm80", "sm90", "sm90ws") and the tile sizes override the cost model; num_splits the split-KV count
+    (0: the runtime's choice, 1: no split). Kernels are compiled once per
+    specialization (dtypes, heads, head dims, masks, score_mod, options) for
+    any batch and sequence lengths; query lengths up to 16 (decode) each get
+    their own, with tiles for few rows. return_kernel (eager only) also
+    returns the kernel's handle, for kernel_info.
+
+    Raises AttnError naming the argument at fault; and, since attn has no
+    backward yet, when autograd would need one.
     """
-    import torch
-    if dropout_p != 0.0:
-        raise AttnError("dropout is not supported (dropout_p must be 0)")
-    for name, t in (("query", query), ("key", key), ("value", value)):
-        if not t.is_cuda:
-            raise AttnError(f"{name} must be a CUDA tensor")
-        if t.dim() != 4:
-            raise AttnError(f"{name} must be 4-d (batch, heads, seq, head_dim); got {tuple(t.shape)}")
-    if not (query.dtype == key.dtype == value.dtype) or query.dtype not in (torch.float16, torch.bfloat16):
-        raise AttnError(f"query, key and value must all be float16 or all bfloat16; got "
-                        f"{query.dtype}, {key.dtype}, {value.dtype}")
-    b, hq, sq, dqk = query.shape
-    _, hkv, skv, _ = key.shape
-    dv = value.shape[3]
-    if key.shape[0] != b or value.shape[0] != b or value.shape[1] != hkv or value.shape[2] != skv or key.shape[3] != dqk:
-        raise AttnError(f"incompatible shapes q {tuple(query.shape)}, k {tuple(key.shape)}, v {tuple(value.shape)}")
-    if hq != hkv and not enable_gqa:
-        raise AttnError(f"query has {hq} heads and key {hkv}; pass enable_gqa=True for GQA/MQA")
-    if hq % hkv:
-        raise AttnError(f"key heads {hkv} must divide query heads {hq}")
-    q, k, v = (t if t.stride(-1) == 1 else t.contiguous() for t in (query, key, value))
-    scale = float(1.0 / math.sqrt(dqk) if scale is None else scale)
-    dtype = _dtype_name(torch, query.dtype)
-
-    keep = bias = None
-    keep_t = bias_t = None
-    if attn_mask is not None:
-        m = _broadcast4(torch, attn_mask, b, hq, sq, skv, "attn_mask")
-        pattern = tuple(m.shape[d] == 1 and (b, hq, sq, skv)[d] != 1 for d in range(4))
-        if m.dtype == torch.bool:
-            keep_t, keep = m, (pattern, "i1")
-        else:
-            if m.dtype not in (torch.float32, torch.float16, torch.bfloat16):
-                raise AttnError(f"a float attn_mask must be f32, f16 or bf16; got {m.dtype}")
-            bias_t, bias = m, (pattern, _dtype_name(torch, m.dtype))
-    if lengths is not None:
-        lengths = lengths.to(device=query.device, dtype=torch.int32).contiguous()
-        if lengths.shape != (b,):
-            raise AttnError(f"lengths must have shape ({b},); got {tuple(lengths.shape)}")
-    if window is not None:
-        window = (int(window[0]), int(window[1]))
-
-    static_sq = sq if sq <= _DECODE_QUERIES else None
-    spec = (dtype, hq, hkv, dqk, dv, scale, bool(is_causal), bool(bottom_right), window,
-            lengths is not None, keep, bias, score_mod, bool(return_lse), static_sq, variant, block_m, block_n,
-            num_warps, stages)
-    handle = _kernel(spec, lambda: _mlir(dtype, hq, hkv, dqk, dv, scale, bool(is_causal), bool(bottom_right),
-                                         window, lengths is not None, keep, bias, score_mod, bool(return_lse),
-                                         static_sq),
-                     variant, (block_m, block_n, num_warps, stages))
-
-    out = torch.empty((b, hq, sq, dv), device=query.device, dtype=query.dtype)
-    lse = torch.empty((b, hq, sq), device=query.device, dtype=torch.float32) if return_lse else None
-    args = _FlashArgs()
-    args.batch, args.seq_q, args.seq_kv = b, sq, skv
-    args.q, args.k, args.v, args.o = _arg(q), _arg(k), _arg(v), _arg(out)
-    args.lse = lse.data_ptr() if lse is not None else None
-    args.lengths = lengths.data_ptr() if lengths is not None else None
-    args.num_splits = int(num_splits)
-    for t, field in ((keep_t, "keep"), (bias_t, "bias")):
-        if t is not None:
-            if t.dtype == torch.bool:
-                t = t.view(torch.uint8)
-            strides = [0 if t.shape[d] == 1 else t.stride(d) for d in range(4)]
-            setattr(args, field, _arg(t, strides))
-    stream = torch.cuda.current_stream(query.device).cuda_stream
-    with torch.cuda.device(query.device):
-        _check(library().attn_launch(handle, ctypes.byref(args), ctypes.c_void_p(stream)))
-    result = (out, lse) if return_lse else out
+    tiles = (block_m, block_n, num_warps, stages)
+    if _direct_call(query):
+        if _grad_enabled():
+            _refuse_grad(query, key, value, attn_mask)
+        out, lse, kernel = _run(query, key, value, attn_mask, lengths, dropout_p, is_causal, scale, enable_gqa,
+                                window, bottom_right, score_mod, return_lse, variant, tiles, num_splits,
+                                score_mod_captures)
+        result = (out, lse) if return_lse else out
+        return (result, kernel.handle) if return_kernel else result
     if return_kernel:
-        return result, handle
-    return result
+        raise AttnError("attn.sdpa: return_kernel is only available in eager calls")
+    out, lse = torch.ops.attn.sdpa(query, key, value, attn_mask, lengths, dropout_p, is_causal, scale,
+                                   enable_gqa, list(score_mod_captures or ()), window=None if window is None else [window[0], window[1]],
+                                   bottom_right=bottom_right, score_mod=score_mod, return_lse=return_lse,
+                                   variant=variant, block_m=block_m, block_n=block_n, num_warps=num_warps,
+                                   stages=stages, num_splits=num_splits)
+    return (out, lse) if return_lse else out
+
+
+def precompile(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+               enable_gqa=False, *, window=None, bottom_right=False, lengths=None, score_mod=None,
+               score_mod_captures=(), return_lse=False, variant="", block_m=0, block_n=0, num_warps=0,
+               stages=0):
+    """Compiles the kernel that attn.sdpa with these arguments runs and loads it
+    on their device, without launching: call it before capturing a CUDA graph
+    (compiling and loading are not allowed during capture). Only metadata is
+    read, so the tensors may be uninitialized (torch.empty). Returns
+    kernel_info of the kernel."""
+    tiles = (block_m, block_n, num_warps, stages)
+    b, hq, sq, dqk, hkv, skv, dv, mask4 = _check_args(query, key, value, attn_mask, lengths, dropout_p,
+                                                      enable_gqa)
+    captures = _check_captures(score_mod, score_mod_captures, query.device)
+    spec = _spec(query, hq, sq, dqk, hkv, skv, dv, mask4, scale, is_causal, bottom_right, window,
+                 lengths is not None, score_mod, return_lse, variant, tiles, captures)
+    device = query.device
+    kernel = _kernel(spec, lambda: _describe(query, key, value), device)
+    dev = device.index if device.index is not None else torch.cuda.current_device()
+    _check(library().attn_kernel_load(kernel.ptr, _LAUNCH_CONFIG.pack(0, dev, 0, 0, 0)))
+    return kernel_info(kernel.handle)
+
+
+# ----------------------------------------------------------------------------
+# torch.ops.attn.sdpa: the registered operator.
+
+# Tensors are positional: autograd (register_autograd) takes no keyword-only
+# tensors. lse is a 0-element tensor unless return_lse.
+_SCHEMA = ("sdpa(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, Tensor? lengths=None, "
+           "float dropout_p=0.0, bool is_causal=False, float? scale=None, bool enable_gqa=False, "
+           "Tensor[] score_mod_captures=[], *, "
+           "int[]? window=None, bool bottom_right=False, str? score_mod=None, bool return_lse=False, "
+           "str variant=\"\", int block_m=0, int block_n=0, int num_warps=0, int stages=0, "
+           "int num_splits=0) -> (Tensor, Tensor)")
+
+
+def _op_impl(query, key, value, attn_mask=None, lengths=None, dropout_p=0.0, is_causal=False, scale=None,
+             enable_gqa=False, score_mod_captures=(), *, window=None, bottom_right=False, score_mod=None, return_lse=False,
+             variant="", block_m=0, block_n=0, num_warps=0, stages=0, num_splits=0):
+    out, lse, _ = _run(query, key, value, attn_mask, lengths, dropout_p, is_causal, scale, enable_gqa, window,
+                       bottom_right, score_mod, return_lse, variant, (block_m, block_n, num_warps, stages),
+                       num_splits, score_mod_captures)
+    if lse is None:
+        lse = torch.empty((0,), device=query.device, dtype=torch.float32)
+    return out, lse
+
+
+def _op_fake(query, key, value, attn_mask=None, lengths=None, dropout_p=0.0, is_causal=False, scale=None,
+             enable_gqa=False, score_mod_captures=(), *, window=None, bottom_right=False, score_mod=None, return_lse=False,
+             variant="", block_m=0, block_n=0, num_warps=0, stages=0, num_splits=0):
+    b, hq, sq, dqk, hkv, skv, dv, _ = _check_args(query, key, value, attn_mask, lengths, dropout_p, enable_gqa)
+    _check_captures(score_mod, score_mod_captures, query.device)
+    out = query.new_empty((b, hq, sq, dv))
+    lse = query.new_empty((b, hq, sq) if return_lse else (0,), dtype=torch.float32)
+    return out, lse
+
+
+def _op_setup_context(ctx, inputs, keyword_only_inputs, output):
+    # Runs when autograd records the call: until the backward exists, refuse.
+    query, key, value, attn_mask = inputs[:4]
+    _refuse_grad(query, key, value, attn_mask)
+    raise AttnError(_NO_BACKWARD.format(names="inputs", s="", detached="detached inputs"))
+
+
+def _op_backward(ctx, grad_out, grad_lse):
+    raise AttnError("attn.sdpa has no backward yet")
+
+
+def _register_op():
+    try:
+        torch.ops.attn.sdpa.default  # another copy of this package registered it
+        return
+    except (AttributeError, RuntimeError):
+        pass
+    lib = torch.library.Library("attn", "DEF")
+    tags = tuple(getattr(torch.Tag, name) for name in ("pt2_compliant_tag", "needs_fixed_stride_order")
+                 if hasattr(torch.Tag, name))
+    lib.define(_SCHEMA, tags=tags)
+    # CPU too, so that a CPU query gets attn's error rather than the dispatcher's.
+    torch.library.impl("attn::sdpa", ("cpu", "cuda"), _op_impl, lib=lib)
+    torch.library.register_fake("attn::sdpa", _op_fake, lib=lib)
+    torch.library.register_autograd("attn::sdpa", _op_backward, setup_context=_op_setup_context, lib=lib)
+    _keep.append(lib)
+
+
+_keep = []
+if torch is None:
+    def _direct_call(query):  # noqa: F811
+        raise AttnError("attn.sdpa needs PyTorch (import torch failed)")
+else:
+    _TorchTensor = torch.Tensor
+    _grad_enabled = torch.is_grad_enabled
+    _is_compiling = torch.compiler.is_compiling
+    _dispatch_modes = getattr(torch._C, "_len_torch_dispatch_stack", None)
+    _DTYPE_NAMES.update({torch.float16: "f16", torch.bfloat16: "bf16", torch.float32: "f32", torch.bool: "i1",
+                         torch.int32: "i32", torch.int64: "i64"})
+    if hasattr(torch._C, "_cuda_getCurrentRawStream"):
+        _current_stream = torch._C._cuda_getCurrentRawStream  # noqa: F811  (an int, without a Stream object)
+    _register_op()

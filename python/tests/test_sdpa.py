@@ -160,3 +160,43 @@ def test_clear_errors():
     with pytest.raises(attn.AttnError, match="variant sm90 needs"):
         odd = rand(1, 1, 16, 40)
         attn.sdpa(odd, odd, odd, variant="sm90")
+
+
+def test_score_mod_captures():
+    # FlexAttention-style captured tensors: a learned bias per head, a
+    # relative-position table indexed by q - kv + S - 1, and kv % 2 through
+    # an unsigned remainder and an i1 cast (-1 for odd keys).
+    b, h, s, d = 2, 4, 150, 64
+    q, k, v = rand(b, h, s, d), rand(b, h, s, d), rand(b, h, s, d)
+    head_bias = torch.randn(h, device="cuda")
+    rel_table = torch.randn(2 * s - 1, device="cuda", dtype=torch.bfloat16)
+    body = (f"%hb = tensor.extract %capture0[%h] : tensor<{h}xf32>\n"
+            f"%off = arith.constant {s - 1} : index\n"
+            "%d = arith.subi %q_idx, %kv_idx : index\n"
+            "%i = arith.addi %d, %off : index\n"
+            f"%r16 = tensor.extract %capture1[%i] : tensor<{2 * s - 1}xbf16>\n"
+            "%r = arith.extf %r16 : bf16 to f32\n"
+            "%two = arith.constant 2 : index\n"
+            "%odd = arith.remui %kv_idx, %two : index\n"
+            "%oddb = arith.index_cast %odd : index to i1\n"
+            "%sign = arith.sitofp %oddb : i1 to f32\n"
+            "%y0 = arith.addf %score, %hb : f32\n"
+            "%y1 = arith.addf %y0, %r : f32\n"
+            "%y = arith.addf %y1, %sign : f32\n"
+            "attn.yield %y : f32")
+    out = attn.sdpa(q, k, v, is_causal=True, score_mod=body,
+                    score_mod_captures=[head_bias, rel_table])
+    i = torch.arange(s, device="cuda")
+    rel_bias = rel_table.double()[i[:, None] - i[None, :] + s - 1]
+    odd = -(i % 2).double()[None, :]
+
+    def mod(x):
+        return x + head_bias.double()[None, :, None, None] + rel_bias + odd
+    ref = reference(q, k, v, torch.ones(s, s, dtype=torch.bool, device="cuda").tril(), score_mod=mod)
+    assert rel(out, ref) < 1e-2
+    # The helper for the common case.
+    out = attn.sdpa(q, k, v, score_mod=attn.head_bias(h), score_mod_captures=[head_bias])
+    ref = reference(q, k, v, score_mod=lambda x: x + head_bias.double()[None, :, None, None])
+    assert rel(out, ref) < 1e-2
+    with pytest.raises(attn.AttnError, match="needs a score_mod"):
+        attn.sdpa(q, k, v, score_mod_captures=[head_bias])

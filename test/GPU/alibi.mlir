@@ -1,6 +1,7 @@
 // REQUIRES: gpu
 // ALiBi through score_mod: slope 2^-(h+1) times (j - i)
 // RUN: attn-run --check %s | FileCheck %s
+// RUN: attn-run --check --variant=sm90 %s | FileCheck %s
 // RUN: attn-run --check --variant=sm80 %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 func.func @alibi(%q: tensor<2x8x256x64xbf16>, %k: tensor<2x8x256x64xbf16>, %v: tensor<2x8x256x64xbf16>) -> tensor<2x8x256x64xbf16> {

@@ -1,6 +1,7 @@
 // REQUIRES: gpu
 // bf16 bias per key (an ALiBi-like row)
 // RUN: attn-run --check %s | FileCheck %s
+// RUN: attn-run --check --variant=sm90 %s | FileCheck %s
 // RUN: attn-run --check --variant=sm80 %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 func.func @bias_bf16(%q: tensor<2x4x256x64xbf16>, %k: tensor<2x4x256x64xbf16>, %v: tensor<2x4x256x64xbf16>, %bias: tensor<2x1x1x256xbf16>) -> tensor<2x4x256x64xbf16> {

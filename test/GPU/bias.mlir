@@ -1,6 +1,7 @@
 // REQUIRES: gpu
 // additive f32 bias broadcast over batch
 // RUN: attn-run --check %s | FileCheck %s
+// RUN: attn-run --check --variant=sm90 %s | FileCheck %s
 // RUN: attn-run --check --variant=sm80 %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 func.func @bias(%q: tensor<2x4x256x64xbf16>, %k: tensor<2x4x256x64xbf16>, %v: tensor<2x4x256x64xbf16>, %bias: tensor<1x4x256x256xf32>) -> tensor<2x4x256x64xbf16> {

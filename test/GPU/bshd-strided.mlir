@@ -1,6 +1,7 @@
 // REQUIRES: gpu
 // q, k, v and o in BSHD memory, passed with strides, no copy
 // RUN: attn-run --check --layout=bshd %s | FileCheck %s
+// RUN: attn-run --check --layout=bshd --variant=sm90 %s | FileCheck %s
 // RUN: attn-run --check --layout=bshd --variant=sm80 %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 func.func @bshd_strided(%q: tensor<2x4x300x128xbf16>, %k: tensor<2x4x300x128xbf16>, %v: tensor<2x4x300x128xbf16>) -> tensor<2x4x300x128xbf16> {

@@ -1,6 +1,7 @@
 // REQUIRES: gpu
 // causal bottom-right, a chunk of queries at the end of a cache
 // RUN: attn-run --check %s | FileCheck %s
+// RUN: attn-run --check --variant=sm90 %s | FileCheck %s
 // RUN: attn-run --check --variant=sm80 %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 func.func @causal_bottom_right(%q: tensor<2x4x100x64xbf16>, %k: tensor<2x4x700x64xbf16>, %v: tensor<2x4x700x64xbf16>) -> tensor<2x4x100x64xbf16> {

@@ -1,6 +1,7 @@
 // REQUIRES: gpu
 // causal top-left with fewer queries than keys
 // RUN: attn-run --check %s | FileCheck %s
+// RUN: attn-run --check --variant=sm90 %s | FileCheck %s
 // RUN: attn-run --check --variant=sm80 %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 func.func @causal_sq_lt_skv(%q: tensor<2x4x100x64xbf16>, %k: tensor<2x4x700x64xbf16>, %v: tensor<2x4x700x64xbf16>) -> tensor<2x4x100x64xbf16> {

@@ -2,6 +2,7 @@
 // One-token decode with MQA (all 6 query heads on one K/V head) and a key
 // length per batch: packed launches mask by the batch's length alone.
 // RUN: attn-run --check %s | FileCheck %s
+// RUN: attn-run --check --variant=sm90ws %s | FileCheck %s
 // RUN: attn-run --check --variant=sm80 %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 func.func @decode_padded(%q: tensor<3x6x1x64xf16>, %k: tensor<3x1x3000x64xf16>, %v: tensor<3x1x3000x64xf16>, %len: tensor<3xi32>) -> tensor<3x6x1x64xf16> {

@@ -1,6 +1,7 @@
 // REQUIRES: gpu
 // GQA + bottom-right causal window + padding + keep + bias + softcap
 // RUN: attn-run --check %s | FileCheck %s
+// RUN: attn-run --check --variant=sm90 %s | FileCheck %s
 // RUN: attn-run --check --variant=sm80 %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 func.func @everything(%q: tensor<2x8x333x128xbf16>, %k: tensor<2x2x555x128xbf16>, %v: tensor<2x2x555x128xbf16>, %len: tensor<2xi32>, %keep: tensor<1x1x333x555xi1>, %bias: tensor<1x8x1x555xf32>) -> tensor<2x8x333x128xbf16> {

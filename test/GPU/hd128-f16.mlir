@@ -1,6 +1,7 @@
 // REQUIRES: gpu
 // f16, head dim 128
 // RUN: attn-run --check %s | FileCheck %s
+// RUN: attn-run --check --variant=sm90 %s | FileCheck %s
 // RUN: attn-run --check --variant=sm80 %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 func.func @hd128_f16(%q: tensor<2x4x384x128xf16>, %k: tensor<2x4x384x128xf16>, %v: tensor<2x4x384x128xf16>) -> tensor<2x4x384x128xf16> {

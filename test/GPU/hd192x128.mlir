@@ -1,6 +1,7 @@
 // REQUIRES: gpu
 // q/k head dim 192, v head dim 128
 // RUN: attn-run --check %s | FileCheck %s
+// RUN: attn-run --check --variant=sm90 %s | FileCheck %s
 // RUN: attn-run --check --variant=sm80 %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 func.func @hd192x128(%q: tensor<2x4x256x192xbf16>, %k: tensor<2x4x256x192xbf16>, %v: tensor<2x4x256x128xbf16>) -> tensor<2x4x256x128xbf16> {

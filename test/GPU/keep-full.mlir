@@ -1,6 +1,7 @@
 // REQUIRES: gpu
 // boolean mask per head
 // RUN: attn-run --check %s | FileCheck %s
+// RUN: attn-run --check --variant=sm90ws %s | FileCheck %s
 // RUN: attn-run --check --variant=sm80 %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 func.func @keep_full(%q: tensor<2x4x64x64xbf16>, %k: tensor<2x4x96x64xbf16>, %v: tensor<2x4x96x64xbf16>, %keep: tensor<2x4x64x96xi1>) -> tensor<2x4x64x64xbf16> {

@@ -1,6 +1,7 @@
 // REQUIRES: gpu
 // boolean mask broadcast over heads
 // RUN: attn-run --check %s | FileCheck %s
+// RUN: attn-run --check --variant=sm90 %s | FileCheck %s
 // RUN: attn-run --check --variant=sm80 %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 func.func @keep(%q: tensor<2x4x256x64xbf16>, %k: tensor<2x4x256x64xbf16>, %v: tensor<2x4x256x64xbf16>, %keep: tensor<2x1x256x256xi1>) -> tensor<2x4x256x64xbf16> {

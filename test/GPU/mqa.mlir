@@ -1,6 +1,7 @@
 // REQUIRES: gpu
 // MQA decode: one query token, one K/V head
 // RUN: attn-run --check %s | FileCheck %s
+// RUN: attn-run --check --variant=sm90ws %s | FileCheck %s
 // RUN: attn-run --check --variant=sm80 %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 func.func @mqa(%q: tensor<2x8x1x128xbf16>, %k: tensor<2x1x2048x128xbf16>, %v: tensor<2x1x2048x128xbf16>) -> tensor<2x8x1x128xbf16> {

@@ -1,6 +1,7 @@
 // REQUIRES: gpu
 // 4097 tokens, causal
 // RUN: attn-run --check --check-slices=2 %s | FileCheck %s
+// RUN: attn-run --check --check-slices=2 --variant=sm90 %s | FileCheck %s
 // RUN: attn-run --check --check-slices=2 --variant=sm80 %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 func.func @seq4097(%q: tensor<1x2x4097x128xbf16>, %k: tensor<1x2x4097x128xbf16>, %v: tensor<1x2x4097x128xbf16>) -> tensor<1x2x4097x128xbf16> {

@@ -1,6 +1,7 @@
 // REQUIRES: gpu
 // 7 tokens: less than one tile
 // RUN: attn-run --check %s | FileCheck %s
+// RUN: attn-run --check --variant=sm90ws %s | FileCheck %s
 // RUN: attn-run --check --variant=sm80 %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 func.func @seq7(%q: tensor<2x4x7x64xbf16>, %k: tensor<2x4x7x64xbf16>, %v: tensor<2x4x7x64xbf16>) -> tensor<2x4x7x64xbf16> {

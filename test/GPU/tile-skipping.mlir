@@ -16,6 +16,12 @@
 // RUN: attn-run --check --profile --iters=1 --warmup=0 --variant=sm90 --block-m=64 --block-n=128 --num-warps=4 --stages=2 %s | FileCheck %s --check-prefix=SM90
 // SM90: check output 0 {{.*}} PASS
 // SM90: key tiles of attn_fwd_bf16_hd64_causal_sm90_64x128w4s2: 144 of 256 computed (43.8% skipped), 32 masked element-wise
+//
+// sm90ws 128x128 (persistent): query block m needs key tiles 0 .. m,
+// 36 of 64 per head, and masks its last one: 8 per head.
+// RUN: attn-run --check --profile --iters=1 --warmup=0 --variant=sm90ws --block-m=128 --block-n=128 --num-warps=12 --stages=2 %s | FileCheck %s --check-prefix=WS
+// WS: check output 0 {{.*}} PASS
+// WS: key tiles of attn_fwd_bf16_hd64_causal_sm90ws_128x128w12s2: 72 of 128 computed (43.8% skipped), 16 masked element-wise
 func.func @causal(%q: tensor<1x2x1024x64xbf16>, %k: tensor<1x2x1024x64xbf16>, %v: tensor<1x2x1024x64xbf16>) -> tensor<1x2x1024x64xbf16> {
   %s = attn.matmul %q, %k {transpose_rhs} : tensor<1x2x1024x64xbf16>, tensor<1x2x1024x64xbf16> -> tensor<1x2x1024x1024xf32>
   %t = attn.scale %s {factor = 0.125 : f32} : tensor<1x2x1024x1024xf32>

@@ -1,6 +1,7 @@
 // REQUIRES: gpu
 // Mistral-style causal sliding window
 // RUN: attn-run --check %s | FileCheck %s
+// RUN: attn-run --check --variant=sm90 %s | FileCheck %s
 // RUN: attn-run --check --variant=sm80 %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 func.func @window_causal(%q: tensor<2x4x1024x128xbf16>, %k: tensor<2x4x1024x128xbf16>, %v: tensor<2x4x1024x128xbf16>) -> tensor<2x4x1024x128xbf16> {

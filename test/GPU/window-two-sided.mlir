@@ -1,6 +1,7 @@
 // REQUIRES: gpu
 // two-sided window
 // RUN: attn-run --check %s | FileCheck %s
+// RUN: attn-run --check --variant=sm90 %s | FileCheck %s
 // RUN: attn-run --check --variant=sm80 %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 func.func @window_two_sided(%q: tensor<2x4x300x64xbf16>, %k: tensor<2x4x500x64xbf16>, %v: tensor<2x4x500x64xbf16>) -> tensor<2x4x300x64xbf16> {

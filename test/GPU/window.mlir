@@ -1,6 +1,7 @@
 // REQUIRES: gpu
 // sliding window of 64 keys back, no causal
 // RUN: attn-run --check %s | FileCheck %s
+// RUN: attn-run --check --variant=sm90 %s | FileCheck %s
 // RUN: attn-run --check --variant=sm80 %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 func.func @window(%q: tensor<2x4x1000x64xbf16>, %k: tensor<2x4x1000x64xbf16>, %v: tensor<2x4x1000x64xbf16>) -> tensor<2x4x1000x64xbf16> {

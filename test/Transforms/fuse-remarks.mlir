@@ -244,3 +244,63 @@ func.func @select_fills_zero(%q: tensor<1x2x16x16xbf16>, %k: tensor<1x2x16x16xbf
   %o = attn.matmul %p, %v : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xbf16>
   return %o : tensor<1x2x16x16xbf16>
 }
+
+// -----
+
+// The fused op's keep operand is a tensor; a scalar condition once became
+// one and the pass produced IR that failed verification.
+// CHECK-LABEL: func @select_scalar_condition
+// CHECK: arith.select
+// CHECK-NOT: attn.flash
+func.func @select_scalar_condition(%q: tensor<1x2x16x16xbf16>, %k: tensor<1x2x16x16xbf16>, %v: tensor<1x2x16x16xbf16>, %c: i1) -> tensor<1x2x16x16xbf16> {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xf32>
+  %ninf = arith.constant dense<0xFF800000> : tensor<1x2x16x16xf32>
+  %m = arith.select %c, %s, %ninf : tensor<1x2x16x16xf32>
+  // expected-remark @+1 {{attention chain not fused: the arith.select on the scores has a scalar condition, not a keep mask}}
+  %p = attn.softmax %m {dim = 3} : tensor<1x2x16x16xf32> -> tensor<1x2x16x16xbf16>
+  %o = attn.matmul %p, %v : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xbf16>
+  return %o : tensor<1x2x16x16xbf16>
+}
+
+// -----
+
+// Two finite factors whose product is no finite f32 (the fused op's scale).
+// CHECK-LABEL: func @scale_product_overflows
+// CHECK-COUNT-2: attn.scale
+// CHECK-NOT: attn.flash
+func.func @scale_product_overflows(%q: tensor<1x2x16x16xbf16>, %k: tensor<1x2x16x16xbf16>, %v: tensor<1x2x16x16xbf16>) -> tensor<1x2x16x16xbf16> {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xf32>
+  %t = attn.scale %s {factor = 1.0e38 : f32} : tensor<1x2x16x16xf32>
+  %u = attn.scale %t {factor = 1.0e38 : f32} : tensor<1x2x16x16xf32>
+  // expected-remark @+1 {{attention chain not fused: the folded scale factor 1e+76 is not a finite f32}}
+  %p = attn.softmax %u {dim = 3} : tensor<1x2x16x16xf32> -> tensor<1x2x16x16xbf16>
+  %o = attn.matmul %p, %v : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xbf16>
+  return %o : tensor<1x2x16x16xbf16>
+}
+
+// -----
+
+// What the matcher does not check itself, the fused op's verifier does
+// before anything is replaced: dynamic heads.
+// CHECK-LABEL: func @dynamic_heads
+// CHECK: attn.softmax
+// CHECK-NOT: attn.flash
+func.func @dynamic_heads(%q: tensor<1x?x16x16xbf16>, %k: tensor<1x?x16x16xbf16>, %v: tensor<1x?x16x16xbf16>) -> tensor<1x?x16x16xbf16> {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<1x?x16x16xbf16>, tensor<1x?x16x16xbf16> -> tensor<1x?x16x16xf32>
+  // expected-remark @+1 {{attention chain not fused: the fused op would not verify: 'attn.flash' op heads (dimension 1) of q and k must be static}}
+  %p = attn.softmax %s {dim = 3} : tensor<1x?x16x16xf32> -> tensor<1x?x16x16xbf16>
+  %o = attn.matmul %p, %v : tensor<1x?x16x16xbf16>, tensor<1x?x16x16xbf16> -> tensor<1x?x16x16xbf16>
+  return %o : tensor<1x?x16x16xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: func @dynamic_value_head_dim
+// CHECK-NOT: attn.flash
+func.func @dynamic_value_head_dim(%q: tensor<1x2x16x16xbf16>, %k: tensor<1x2x16x16xbf16>, %v: tensor<1x2x16x?xbf16>) -> tensor<1x2x16x?xbf16> {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xf32>
+  // expected-remark @+1 {{attention chain not fused: the fused op would not verify: 'attn.flash' op head dim (dimension 3) of 'v' must be static}}
+  %p = attn.softmax %s {dim = 3} : tensor<1x2x16x16xf32> -> tensor<1x2x16x16xbf16>
+  %o = attn.matmul %p, %v : tensor<1x2x16x16xbf16>, tensor<1x2x16x?xbf16> -> tensor<1x2x16x?xbf16>
+  return %o : tensor<1x2x16x?xbf16>
+}

@@ -153,6 +153,39 @@ func.func @softcap_then_causal(%q: tensor<1x2x32x256xbf16>, %k: tensor<1x2x32x25
 
 // -----
 
+// A score_mod with captures (a bias per head, a relative-position table):
+// the captures become operands of attn.flash and the region keeps reading
+// them as its block arguments.
+// CHECK-LABEL: func @score_mod_captures
+// CHECK: attn.flash %arg0, %arg1, %arg2 captures(%arg3, %arg4 : tensor<2xf32>, tensor<63xbf16>) {mask = #attn.mask<causal>, scale = 6.250000e-02 : f32} score_mod {
+// CHECK-NEXT: ^bb0(%{{.*}}: f32, %{{.*}}: index, %[[H:.*]]: index, %{{.*}}: index, %{{.*}}: index, %[[SLOPES:.*]]: tensor<2xf32>, %[[REL:.*]]: tensor<63xbf16>):
+// CHECK: tensor.extract %[[SLOPES]][%[[H]]] : tensor<2xf32>
+// CHECK: tensor.extract %[[REL]]
+// CHECK: attn.yield
+// CHECK-NOT: attn.score_mod
+func.func @score_mod_captures(%q: tensor<1x2x32x64xbf16>, %k: tensor<1x2x32x64xbf16>, %v: tensor<1x2x32x64xbf16>, %slopes: tensor<2xf32>, %rel: tensor<63xbf16>) -> tensor<1x2x32x64xbf16> {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<1x2x32x64xbf16>, tensor<1x2x32x64xbf16> -> tensor<1x2x32x32xf32>
+  %t = attn.scale %s {factor = 0.0625 : f32} : tensor<1x2x32x32xf32>
+  %c = attn.score_mod %t captures(%slopes, %rel : tensor<2xf32>, tensor<63xbf16>) {
+  ^bb0(%x: f32, %b: index, %h: index, %i: index, %j: index, %st: tensor<2xf32>, %rt: tensor<63xbf16>):
+    %slope = tensor.extract %st[%h] : tensor<2xf32>
+    %off = arith.constant 31 : index
+    %d = arith.subi %i, %j : index
+    %r = arith.addi %d, %off : index
+    %rel16 = tensor.extract %rt[%r] : tensor<63xbf16>
+    %relf = arith.extf %rel16 : bf16 to f32
+    %y0 = arith.mulf %slope, %relf : f32
+    %y = arith.addf %x, %y0 : f32
+    attn.yield %y : f32
+  } : tensor<1x2x32x32xf32>
+  %m = attn.mask %c {kind = #attn.mask<causal>} : tensor<1x2x32x32xf32>
+  %p = attn.softmax %m {dim = 3} : tensor<1x2x32x32xf32> -> tensor<1x2x32x32xbf16>
+  %o = attn.matmul %p, %v : tensor<1x2x32x32xbf16>, tensor<1x2x32x64xbf16> -> tensor<1x2x32x64xbf16>
+  return %o : tensor<1x2x32x64xbf16>
+}
+
+// -----
+
 // Softmax in f32 with a cast of the probabilities, and scores computed in
 // bf16 and widened before the softmax: the casts disappear.
 // CHECK-LABEL: func @casts_around_softmax

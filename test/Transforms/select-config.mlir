@@ -1,15 +1,22 @@
-// RUN: attn-opt %s -split-input-file -attn-select-config=arch=sm_90a | FileCheck %s --check-prefix=SM90
+// RUN: attn-opt %s -split-input-file -attn-select-config=arch=sm_90a 2>%t.remarks | FileCheck %s --check-prefix=SM90
+// RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
+// RUN: not attn-opt %s -split-input-file "-attn-select-config=arch=sm_90a variant=sm90" 2>/dev/null | FileCheck %s --check-prefix=SM90-CP
+// (variant=sm90 cannot run @hd96 and @transposed_k: that attn-opt fails.)
 // RUN: attn-opt %s -split-input-file "-attn-select-config=arch=sm_90a variant=sm80" | FileCheck %s --check-prefix=SM90-MMA
 // RUN: attn-opt %s -split-input-file -attn-select-config=arch=sm_86 | FileCheck %s --check-prefix=SM86
 // RUN: attn-opt %s -split-input-file "-attn-select-config=arch=sm_80 block-m=64 block-n=32 num-warps=4 stages=1" | FileCheck %s --check-prefix=OVERRIDE
 
-// A large problem: on sm_90a, wgmma with the largest tile, two warpgroups
-// that cover each other's softmax (head dim 128 needs two per SM); with
-// mma.sync, two m16 tiles per warp where the registers and shared memory
-// allow; sm_86's 99 KB of shared memory allow fewer stages or narrower key
-// tiles than sm_90a's 227 KB.
+// A large problem: on sm_90a, the warp-specialized kernel with the longest
+// key tile its consumers' registers hold (128 x 176 at head dim 128); the
+// cp.async wgmma kernel with the largest tile, two warpgroups that cover
+// each other's softmax (head dim 128 needs two per SM); with mma.sync, two
+// m16 tiles per warp where the registers and shared memory allow; sm_86's
+// 99 KB of shared memory allow fewer stages or narrower key tiles than
+// sm_90a's 227 KB.
 // SM90-LABEL: func @large_hd128
-// SM90: config = #attn.config<variant = "sm90", block_m = 128, block_n = 128, num_warps = 8, stages = 2>
+// SM90: config = #attn.config<variant = "sm90ws", block_m = 128, block_n = 176, num_warps = 12, stages = 2>
+// SM90-CP-LABEL: func @large_hd128
+// SM90-CP: config = #attn.config<variant = "sm90", block_m = 128, block_n = 128, num_warps = 8, stages = 2>
 // SM90-MMA-LABEL: func @large_hd128
 // SM90-MMA: config = #attn.config<variant = "sm80", block_m = 128, block_n = 32, num_warps = 4, stages = 2>
 // SM86-LABEL: func @large_hd128
@@ -23,10 +30,13 @@ func.func @large_hd128(%q: tensor<8x16x4096x128xbf16>, %k: tensor<8x16x4096x128x
 
 // -----
 
-// Head dim 64 has half the product work per softmax: it needs about four
+// Head dim 64 has half the product work per softmax: the warp-specialized
+// consumers take longer key tiles; the cp.async kernel needs about four
 // warpgroups per SM, which 64x128 tiles with one each give (three fit).
 // SM90-LABEL: func @large_hd64
-// SM90: config = #attn.config<variant = "sm90", block_m = 64, block_n = 128, num_warps = 4, stages = 2>
+// SM90: config = #attn.config<variant = "sm90ws", block_m = 128, block_n = 224, num_warps = 12, stages = 2>
+// SM90-CP-LABEL: func @large_hd64
+// SM90-CP: config = #attn.config<variant = "sm90", block_m = 64, block_n = 128, num_warps = 4, stages = 2>
 func.func @large_hd64(%q: tensor<4x32x4096x64xbf16>, %k: tensor<4x32x4096x64xbf16>, %v: tensor<4x32x4096x64xbf16>) -> tensor<4x32x4096x64xbf16> {
   %o = attn.flash %q, %k, %v {scale = 0.125 : f32} : tensor<4x32x4096x64xbf16>, tensor<4x32x4096x64xbf16>, tensor<4x32x4096x64xbf16> -> tensor<4x32x4096x64xbf16>
   return %o : tensor<4x32x4096x64xbf16>
@@ -35,7 +45,8 @@ func.func @large_hd64(%q: tensor<4x32x4096x64xbf16>, %k: tensor<4x32x4096x64xbf1
 // -----
 
 // One-token decode for any batch (as attn.sdpa compiles it): the query length
-// alone says that a block holds a few rows, so the tiles stay small.
+// alone says that a block holds a few rows, so the tiles stay small and the
+// one-block-per-tile kernel (which packs the query heads) is taken.
 // SM90-LABEL: func @decode_dynamic_batch
 // SM90: config = #attn.config<variant = "sm90", block_m = 64, block_n = 64, num_warps = 4, stages = 2>
 func.func @decode_dynamic_batch(%q: tensor<?x32x1x128xbf16>, %k: tensor<?x8x?x128xbf16>, %v: tensor<?x8x?x128xbf16>) -> tensor<?x32x1x128xbf16> {
@@ -45,10 +56,13 @@ func.func @decode_dynamic_batch(%q: tensor<?x32x1x128xbf16>, %k: tensor<?x8x?x12
 
 // -----
 
-// Head dim 256: one 64x64 block fills shared memory, so two warpgroups share
+// Head dim 256: 128 x 80 tiles fill the warp-specialized kernel's shared
+// memory; with cp.async one 64x64 block fills it, so two warpgroups share
 // one; mma.sync fits registers only with 16 rows per warp.
 // SM90-LABEL: func @hd256
-// SM90: config = #attn.config<variant = "sm90", block_m = 128, block_n = 64, num_warps = 8, stages = 2>
+// SM90: config = #attn.config<variant = "sm90ws", block_m = 128, block_n = 80, num_warps = 12, stages = 2>
+// SM90-CP-LABEL: func @hd256
+// SM90-CP: config = #attn.config<variant = "sm90", block_m = 128, block_n = 64, num_warps = 8, stages = 2>
 // SM90-MMA-LABEL: func @hd256
 // SM90-MMA: config = #attn.config<variant = "sm80", block_m = {{64|128}}, block_n = {{32|64}}, num_warps = {{4|8}}, stages = {{1|2}}>
 // SM86-LABEL: func @hd256
@@ -73,7 +87,10 @@ func.func @given(%q: tensor<1x1x128x64xbf16>, %k: tensor<1x1x128x64xbf16>, %v: t
 // -----
 
 // wgmma's swizzled tiles need head dims in whole 64-column blocks and a
-// K-major k: head dim 96 and a transposed k stay on mma.sync.
+// K-major k: head dim 96 and a transposed k stay on mma.sync, and a remark
+// says why the fastest variant was not taken.
+// REMARK: select-config.mlir:[[@LINE+5]]:8: remark: kernel variant sm80, not sm90ws: it needs head dims that are multiples of 64 up to 256, got 96/96
+// REMARK: select-config.mlir:[[@LINE+13]]:8: remark: kernel variant sm80, not sm90ws: it needs an untransposed k (K^T tiles would need MN-major wgmma operands)
 // SM90-LABEL: func @hd96
 // SM90: config = #attn.config<variant = "sm80"
 func.func @hd96(%q: tensor<4x8x2048x96xbf16>, %k: tensor<4x8x2048x96xbf16>, %v: tensor<4x8x2048x96xbf16>) -> tensor<4x8x2048x96xbf16> {

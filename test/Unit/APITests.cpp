@@ -2,6 +2,8 @@
 
 #include "attn/attn.h"
 
+#include <set>
+#include <tuple>
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -36,6 +38,57 @@ TEST(Graph, WritesTheChainFrameworksExport) {
   EXPECT_NE(text->find("{factor = 0.125 : f32}"), std::string::npos);
   EXPECT_NE(text->find("#attn.mask<causal, bottom_right>"), std::string::npos);
   EXPECT_NE(text->find("attn.softmax"), std::string::npos);
+}
+
+TEST(Graph, ScoreModCapturesFuseIntoTheKernel) {
+  // A bias per head read by the score_mod: the graph names it as a capture,
+  // attn-fuse carries it into attn.flash, the kernel expects one pointer.
+  Graph g;
+  auto q = g.input("q", DataType::BF16, {1, 4, 64, 64});
+  auto k = g.input("k", DataType::BF16, {1, 4, 64, 64});
+  auto v = g.input("v", DataType::BF16, {1, 4, 64, 64});
+  auto bias = g.input("head_bias", DataType::F32, {4});
+  Graph::SdpaOptions options;
+  options.scoreMod = "%c = tensor.extract %capture0[%h] : tensor<4xf32>\n"
+                     "    %y = arith.addf %score, %c : f32\n"
+                     "    attn.yield %y : f32";
+  options.scoreModCaptures = {bias};
+  auto out = g.sdpa(q, k, v, options);
+  ASSERT_TRUE(out.isOk()) << out.status().toString();
+  g.output(*out);
+  auto text = g.toMLIR();
+  ASSERT_TRUE(text.isOk());
+  EXPECT_NE(text->find("captures(%head_bias : tensor<4xf32>)"), std::string::npos)
+      << *text;
+  auto ctx = memoryContext("sm_80");
+  auto compiled = compileGraph(*ctx, g);
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  ASSERT_EQ(compiled->kernels.size(), 1u);
+  EXPECT_EQ(compiled->kernels[0]->spec().scoreModCaptures, 1);
+  // A launch without the capture's pointer, or with one too many, is
+  // refused before it runs (validate reads no memory: fake addresses do).
+  FlashArgs args;
+  args.batch = 1;
+  args.seqQ = args.seqKV = 64;
+  const int64_t shape[4] = {1, 4, 64, 64};
+  const void *fake = reinterpret_cast<const void *>(uintptr_t(1) << 20);
+  args.q = args.k = args.v = args.o = TensorArg::contiguous(fake, shape);
+  Status missing = compiled->kernels[0]->validate(args);
+  EXPECT_NE(missing.message().find("reads 1 captured tensors but capture 0 is null"),
+            std::string::npos)
+      << missing.toString();
+  args.scoreModCaptures[0] = fake;
+  EXPECT_TRUE(compiled->kernels[0]->validate(args).isOk());
+  args.scoreModCaptures[1] = fake;
+  EXPECT_NE(compiled->kernels[0]->validate(args).message().find(
+                "capture 1 is set but the score_mod reads 1"),
+            std::string::npos);
+
+  Graph h;
+  auto a = h.input("a", DataType::BF16, {1, 1, 8, 64});
+  Graph::SdpaOptions noBody;
+  noBody.scoreModCaptures = {a};
+  EXPECT_FALSE(h.sdpa(a, a, a, noBody).isOk());
 }
 
 TEST(Graph, ShapeErrorsNameTheOperands) {
@@ -86,16 +139,23 @@ TEST(Compile, GraphBecomesOneConfiguredKernel) {
   EXPECT_TRUE(spec.causal);
   EXPECT_TRUE(spec.keyPadding);
   EXPECT_TRUE(spec.scoreMod);
-  // Head dim 128 on sm_90a: the wgmma variant.
-  EXPECT_EQ(spec.variant, "sm90");
+  // Head dim 128 on sm_90a: the warp-specialized wgmma variant.
+  EXPECT_EQ(spec.variant, "sm90ws");
   EXPECT_NE(spec.source.find("tanhf"), std::string::npos);
   EXPECT_EQ(compiled->kernels[0]->ptxas().spillStoreBytes, 0);
   EXPECT_GT(compiled->kernels[0]->ptxas().registers, 0);
   EXPECT_NE(compiled->loweredIR.find("attn.flash"), std::string::npos);
+  TileSchedule schedule = compiled->kernels[0]->schedule(2, 512, 1);
+  const int mBlocks = (512 + spec.blockM - 1) / spec.blockM;
+  EXPECT_EQ(schedule.mBlocks, mBlocks);
+  EXPECT_EQ(schedule.heads, 32);
+  EXPECT_EQ(schedule.batch, 2);
+  EXPECT_EQ(schedule.order, TileOrder::LongestFirst); // causal
+  // One block per work tile.
   auto grid = compiled->kernels[0]->grid(2, 512);
-  EXPECT_EQ(grid.x, unsigned((512 + spec.blockM - 1) / spec.blockM));
-  EXPECT_EQ(grid.y, 32u);
-  EXPECT_EQ(grid.z, 2u);
+  EXPECT_EQ(grid.x, unsigned(2 * 32 * mBlocks));
+  EXPECT_EQ(grid.y, 1u);
+  EXPECT_EQ(grid.z, 1u);
 }
 
 TEST(Compile, VariantOverrideAndItsArch) {
@@ -320,18 +380,59 @@ TEST(Kernel, OneTokenDecodePacksTheQueryHeadsOfAKvHead) {
   ASSERT_TRUE(plain.isOk()) << plain.status().toString();
   const Kernel &kernel = *plain->kernels[0];
   EXPECT_TRUE(kernel.packsQueryHeads(1));
-  Kernel::Grid packed = kernel.grid(2, 1);
-  EXPECT_EQ(packed.x, 1u); // 4 query heads in one block of rows
-  EXPECT_EQ(packed.y, 2u); // one block per K/V head
-  EXPECT_EQ(packed.z, 2u);
+  TileSchedule packed = kernel.schedule(2, 1, 1);
+  EXPECT_EQ(packed.mBlocks, 1); // 4 query heads in one block of rows
+  EXPECT_EQ(packed.heads, 2);   // one block per K/V head
+  EXPECT_EQ(packed.batch, 2);
+  EXPECT_EQ(kernel.rowPacking(1).group, 4);
+  EXPECT_EQ(kernel.grid(2, 1).x, 4u);
   // More than one query per head: rows are queries again.
   EXPECT_FALSE(kernel.packsQueryHeads(5));
-  EXPECT_EQ(kernel.grid(2, 5).y, 8u);
+  EXPECT_EQ(kernel.schedule(2, 5, 1).heads, 8);
+  EXPECT_FALSE(kernel.rowPacking(5).packed());
   // A mask of the query's position would see heads as positions.
   auto causal = compileSource(*ctx, decodeModule(", mask = #attn.mask<causal>"));
   ASSERT_TRUE(causal.isOk()) << causal.status().toString();
   EXPECT_FALSE(causal->kernels[0]->packsQueryHeads(1));
-  EXPECT_EQ(causal->kernels[0]->grid(2, 1).y, 8u);
+  EXPECT_EQ(causal->kernels[0]->schedule(2, 1, 1).heads, 8);
+}
+
+// The schedule's decode is a bijection onto the work tiles, in the order it
+// promises: Forward keeps a head's m-blocks together; LongestFirst starts
+// every section's last m-block first, with its pairs fastest.
+TEST(TileSchedule, DecodesEveryTileOnceInItsOrder) {
+  for (bool longestFirst : {false, true})
+    for (int sectionPairs : {1, 3, 64}) {
+      TileSchedule s = makeTileSchedule(/*batch=*/3, /*heads=*/5, /*rows=*/70,
+                                        /*blockM=*/16, /*splits=*/2,
+                                        longestFirst, sectionPairs);
+      ASSERT_EQ(s.mBlocks, 5);
+      ASSERT_EQ(s.numTiles(), 3 * 5 * 5 * 2);
+      std::set<std::tuple<int, int, int, int>> seen;
+      for (int i = 0; i < s.numTiles(); ++i) {
+        WorkTile t = s.tile(i);
+        ASSERT_TRUE(t.b >= 0 && t.b < 3 && t.h >= 0 && t.h < 5 &&
+                    t.mBlock >= 0 && t.mBlock < 5 && t.split >= 0 &&
+                    t.split < 2);
+        EXPECT_EQ(t.split, i % 2); // the splits of a tile are neighbours
+        seen.insert({t.b, t.h, t.mBlock, t.split});
+      }
+      EXPECT_EQ(seen.size(), size_t(s.numTiles()));
+      WorkTile first = s.tile(0), second = s.tile(2);
+      if (!longestFirst) {
+        EXPECT_EQ(first.mBlock, 0);
+        EXPECT_EQ(second.mBlock, 1); // same head, next m-block
+        EXPECT_EQ(second.h, first.h);
+      } else {
+        EXPECT_EQ(first.mBlock, 4); // longest first
+        if (sectionPairs > 1) {
+          EXPECT_EQ(second.mBlock, 4); // the section's next pair
+          EXPECT_EQ(second.h, 1);
+        } else {
+          EXPECT_EQ(second.mBlock, 3);
+        }
+      }
+    }
 }
 
 TEST(Kernel, SplitsOnlyWhatDoesNotFillTheGpu) {

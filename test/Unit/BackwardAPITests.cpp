@@ -61,8 +61,8 @@ BackwardArgs validArgs(const Kernel &kernel) {
   a.q = a.o = a.gradOutput = a.gradQ = TensorArg::contiguous(fake, qShape);
   a.k = a.v = a.gradK = a.gradV = TensorArg::contiguous(fake, kShape);
   a.lse = reinterpret_cast<const float *>(fake);
-  a.workspace = const_cast<void *>(fake);
-  a.workspaceSize = *kernel.workspaceBytes(a);
+  a.workspace = DevicePtr(1) << 20;
+  a.workspaceBytes = *kernel.workspaceBytes(a);
   return a;
 }
 
@@ -106,7 +106,7 @@ TEST(BackwardAPI, ValidationNamesTheProblem) {
   a.lse = nullptr;
   expectError(a, "'lse' is a null pointer");
   a = validArgs(*kernel);
-  a.workspaceSize -= 1;
+  a.workspaceBytes -= 1;
   expectError(a, "the backward needs a workspace of");
   a = validArgs(*kernel);
   a.gradK.data = nullptr;
@@ -117,6 +117,12 @@ TEST(BackwardAPI, ValidationNamesTheProblem) {
   a = validArgs(*kernel);
   a.seqKV = 0;
   expectError(a, "batch, seqQ and seqKV must be positive");
+  a = validArgs(*kernel);
+  a.scoreModCaptures[0] = a.q.data;
+  expectError(a, "capture 0 is set but the score_mod reads 0");
+  a = validArgs(*kernel);
+  a.workspace += 128;
+  expectError(a, "the workspace must be 256-byte aligned");
   // The forward's arguments do not launch a backward, nor the reverse.
   FlashArgs forwardArgs;
   Status wrong = kernel->validate(forwardArgs);
@@ -136,10 +142,10 @@ TEST(BackwardAPI, DeterministicModeCannotSumABroadcastBiasGradient) {
   a.gradBias.strides[0] = 0;
   // Summed in f32: the workspace grows by the bias's elements.
   size_t plain = *kernel->workspaceBytes(a);
-  a.workspaceSize = plain;
+  a.workspaceBytes = plain;
   EXPECT_TRUE(kernel->validate(a).isOk());
   a.deterministic = true;
-  a.workspaceSize = *kernel->workspaceBytes(a);
+  a.workspaceBytes = *kernel->workspaceBytes(a);
   Status s = kernel->validate(a);
   EXPECT_EQ(s.code(), StatusCode::Unsupported);
   EXPECT_NE(s.message().find("cannot sum the gradient of a bias that broadcasts"),
@@ -147,9 +153,56 @@ TEST(BackwardAPI, DeterministicModeCannotSumABroadcastBiasGradient) {
       << s.message();
   a.gradBias.data = nullptr;
   a.deterministic = false;
-  a.workspaceSize = plain;
+  a.workspaceBytes = plain;
   s = kernel->validate(a);
   EXPECT_NE(s.message().find("'gradBias' is null"), std::string::npos) << s.message();
+}
+
+TEST(BackwardAPI, CapturesReachTheBackward) {
+  // A learned scale per head that multiplies the score: the derivative
+  // reads it too.
+  const char *text = R"(
+func.func @f(%q: tensor<2x4x300x64xbf16>, %k: tensor<2x2x300x64xbf16>, %v: tensor<2x2x300x64xbf16>,
+             %slopes: tensor<4xf32>) -> tensor<2x4x300x64xbf16> {
+  %o = attn.flash %q, %k, %v captures(%slopes : tensor<4xf32>) {scale = 0.125 : f32} score_mod {
+  ^bb0(%x: f32, %b: index, %h: index, %i: index, %j: index, %t: tensor<4xf32>):
+    %s = tensor.extract %t[%h] : tensor<4xf32>
+    %y = arith.mulf %x, %s : f32
+    attn.yield %y : f32
+  } : tensor<2x4x300x64xbf16>, tensor<2x2x300x64xbf16>, tensor<2x2x300x64xbf16> -> tensor<2x4x300x64xbf16>
+  return %o : tensor<2x4x300x64xbf16>
+}
+)";
+  auto kernel = compileBackward(text);
+  ASSERT_TRUE(kernel);
+  EXPECT_EQ(kernel->spec().scoreModCaptures, 1);
+  // Both device functions read the capture.
+  const std::string &source = kernel->spec().source;
+  size_t grad = source.find("scoreModGrad(");
+  ASSERT_NE(grad, std::string::npos);
+  EXPECT_NE(source.find("captures[0]", grad), std::string::npos);
+  BackwardArgs a = validArgs(*kernel);
+  Status s = kernel->validate(a);
+  EXPECT_NE(s.message().find("the score_mod reads 1 captured tensors but capture "
+                             "0 is null"),
+            std::string::npos)
+      << s.message();
+  a.scoreModCaptures[0] = a.q.data;
+  EXPECT_TRUE(kernel->validate(a).isOk());
+}
+
+TEST(BackwardAPI, LaunchesPastTheGridLimitAreAnError) {
+  auto kernel = compileBackward(forward());
+  ASSERT_TRUE(kernel);
+  BackwardArgs a = validArgs(*kernel);
+  // The batch is the grid's z: at most 65535.
+  a.batch = 65536;
+  Status s = kernel->validate(a);
+  EXPECT_NE(s.message().find("the backward's key kernel needs a grid of 5 x 2 "
+                             "(heads) x 65536 (batch) blocks; CUDA allows "
+                             "2147483647 x 65535 x 65535"),
+            std::string::npos)
+      << s.message();
 }
 
 TEST(BackwardAPI, BackwardNeedsTheFusedPipeline) {

@@ -127,8 +127,8 @@ TEST(BackwardGPU, MatchesTheReferenceAndIsDeterministicOnRequest) {
     ASSERT_TRUE(bytes.isOk());
     auto workspace = DeviceBuffer::allocate(*bytes);
     ASSERT_TRUE(workspace.isOk());
-    a.workspace = reinterpret_cast<void *>(workspace->get());
-    a.workspaceSize = *bytes;
+    a.workspace = workspace->get();
+    a.workspaceBytes = *bytes;
     Status s = backward.launch(a);
     ASSERT_TRUE(s.isOk()) << s.toString();
     ASSERT_TRUE((*Driver::get())->synchronize().isOk());

@@ -5,18 +5,22 @@
 // central finite differences of the forward reference: for a loss
 // L = sum(o * dO), dL/dx ~ (L(x + h) - L(x - h)) / 2h for every element x of
 // q, k, v (and the bias). Shapes are small and odd (GQA, more or fewer
-// keys than queries); masks, score_mods and every derivative rule are
-// covered.
+// keys than queries); masks, score_mods, captures and every derivative
+// rule are covered, and the derivative table against the score_mod op
+// table.
 //
 //===----------------------------------------------------------------------===//
 
 #include "attn/API/CompileModule.h"
+#include "attn/Dialect/Attn/IR/ScoreModOps.h"
 #include "attn/Reference/Reference.h"
 #include "attn/Transforms/Passes.h"
+#include "attn/Transforms/ScoreModDerivatives.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/ScopeExit.h"
 
 #include <gtest/gtest.h>
 
@@ -38,8 +42,10 @@ struct Attention {
   std::vector<int64_t> lengths;   ///< key_padding when not empty
   bool keep = false;
   std::vector<int64_t> biasShape; ///< bias when not empty
-  /// A score_mod body over %score, %b, %h, %q_idx, %kv_idx ending in
-  /// attn.yield; empty for none.
+  /// An f32 tensor the score_mod reads (%cap) when not empty.
+  std::vector<int64_t> captureShape;
+  /// A score_mod body over %score, %b, %h, %q_idx, %kv_idx (and %cap)
+  /// ending in attn.yield; empty for none.
   std::string scoreMod;
 };
 
@@ -89,6 +95,7 @@ protected:
     std::string lengths = tensorType({a.batch}, "i32");
     std::string keep = tensorType({a.batch, a.headsQ, a.seqQ, a.seqKV}, "i1");
     std::string bias = tensorType(a.biasShape, "f32");
+    std::string capture = tensorType(a.captureShape, "f32");
     std::ostringstream os;
     os << "func.func @f(%q: " << q << ", %k: " << k << ", %v: " << v;
     if (!a.lengths.empty())
@@ -97,6 +104,8 @@ protected:
       os << ", %keep: " << keep;
     if (!a.biasShape.empty())
       os << ", %bias: " << bias;
+    if (!a.captureShape.empty())
+      os << ", %capture: " << capture;
     os << ") -> " << o << " {\n  %o = attn.flash %q, %k, %v";
     if (!a.lengths.empty())
       os << " lengths(%len : " << lengths << ")";
@@ -104,6 +113,8 @@ protected:
       os << " keep(%keep : " << keep << ")";
     if (!a.biasShape.empty())
       os << " bias(%bias : " << bias << ")";
+    if (!a.captureShape.empty())
+      os << " captures(%capture : " << capture << ")";
     os << " {scale = " << std::scientific << a.scale << " : f32";
     if (!items.empty()) {
       os << ", mask = #attn.mask<";
@@ -116,7 +127,8 @@ protected:
     os << "}";
     if (!a.scoreMod.empty())
       os << " score_mod {\n  ^bb0(%score: f32, %b: index, %h: index, %q_idx: "
-            "index, %kv_idx: index):\n"
+            "index, %kv_idx: index"
+         << (a.captureShape.empty() ? "" : ", %cap: " + capture) << "):\n"
          << a.scoreMod << "\n  }";
     os << " : " << q << ", " << k << ", " << v << " -> " << o << "\n  return %o : "
        << o << "\n}\n";
@@ -166,6 +178,9 @@ protected:
       differentiated.push_back(inputs.size());
       inputs.push_back(random(a.biasShape));
     }
+    // Read, not differentiated.
+    if (!a.captureShape.empty())
+      inputs.push_back(random(a.captureShape));
     HostTensor gradOutput = random(oShape());
 
     Options serial;
@@ -321,6 +336,26 @@ TEST_F(BackwardReferenceTest, Alibi) {
   checkGradients();
 }
 
+TEST_F(BackwardReferenceTest, CapturedScalePerHeadAndRelativeBias) {
+  // A learned scale per head multiplies the score (the derivative reads
+  // it) and a relative-position table adds to it (the derivative does
+  // not); indices past the table are clamped.
+  a.captureShape = {a.headsQ + 2 * a.seqKV};
+  a.scoreMod = R"(
+    %s = tensor.extract %cap[%h] : tensor<12xf32>
+    %off = arith.constant 4 : index
+    %d = arith.subi %kv_idx, %q_idx : index
+    %i = arith.addi %d, %off : index
+    %r = tensor.extract %cap[%i] : tensor<12xf32>
+    %x = arith.mulf %score, %s : f32
+    %y = arith.addf %x, %r : f32
+    attn.yield %y : f32)";
+  a.causal = true;
+  a.seqQ = a.seqKV = 4;
+  a.captureShape = {12};
+  checkGradients();
+}
+
 /// One score_mod per derivative rule, each making the score pass through
 /// its op (and staying in the op's domain).
 class DerivativeRuleTest : public BackwardReferenceTest,
@@ -378,6 +413,107 @@ INSTANTIATE_TEST_SUITE_P(
         "%d = arith.subi %q_idx, %kv_idx : index\n %i = arith.index_cast %d : index to i32\n"
         " %f = arith.sitofp %i : i32 to f32\n %y = arith.mulf %score, %f : f32\n"
         " %t = arith.fptosi %y : f32 to i32\n %u = arith.sitofp %t : i32 to f32\n"
-        " %z = arith.addf %y, %u : f32\n attn.yield %z : f32"));
+        " %z = arith.addf %y, %u : f32\n attn.yield %z : f32",
+        // The inverse trigonometric functions, inside their domains.
+        "%c = arith.constant 0.3 : f32\n %t = math.tanh %score : f32\n"
+        " %x = arith.mulf %t, %c : f32\n %y = math.acos %x : f32\n attn.yield %y : f32",
+        "%c = arith.constant 0.3 : f32\n %t = math.tanh %score : f32\n"
+        " %x = arith.mulf %t, %c : f32\n %y = math.asin %x : f32\n attn.yield %y : f32",
+        "%c = arith.constant 0.5 : f32\n %t = math.tanh %score : f32\n"
+        " %x = arith.mulf %t, %c : f32\n %y = math.atanh %x : f32\n attn.yield %y : f32",
+        "%c = arith.constant 1.5 : f32\n %s2 = arith.mulf %score, %score : f32\n"
+        " %x = arith.addf %s2, %c : f32\n %y = math.acosh %x : f32\n attn.yield %y : f32",
+        "%y = math.asinh %score : f32\n attn.yield %y : f32",
+        "%y = math.atan %score : f32\n attn.yield %y : f32",
+        // Both arguments of atan2 depend on the score.
+        "%one = arith.constant 1.0 : f32\n %s2 = arith.mulf %score, %score : f32\n"
+        " %d = arith.addf %s2, %one : f32\n %y = math.atan2 %score, %d : f32\n attn.yield %y : f32",
+        "%one = arith.constant 1.0 : f32\n %s2 = arith.mulf %score, %score : f32\n"
+        " %d = arith.addf %s2, %one : f32\n %y = math.cbrt %d : f32\n attn.yield %y : f32",
+        // The magnitude of the score, the sign of a constant, and the
+        // reverse (whose derivative is 0).
+        "%c = arith.constant -1.5 : f32\n %a = math.copysign %score, %c : f32\n"
+        " %m = math.copysign %c, %score : f32\n %y = arith.addf %a, %m : f32\n attn.yield %y : f32",
+        "%y = math.cosh %score : f32\n attn.yield %y : f32",
+        "%y = math.sinh %score : f32\n attn.yield %y : f32",
+        "%c = arith.constant 0.3 : f32\n %x = arith.mulf %score, %c : f32\n"
+        " %y = math.tan %x : f32\n attn.yield %y : f32",
+        "%y = math.erfc %score : f32\n attn.yield %y : f32",
+        "%y = math.expm1 %score : f32\n attn.yield %y : f32",
+        "%one = arith.constant 1.0 : f32\n %s2 = arith.mulf %score, %score : f32\n"
+        " %d = arith.addf %s2, %one : f32\n %y = math.log10 %d : f32\n attn.yield %y : f32",
+        "%s2 = arith.mulf %score, %score : f32\n %y = math.log1p %s2 : f32\n attn.yield %y : f32",
+        // Rounding is piecewise constant.
+        "%r = math.round %score : f32\n %e = math.roundeven %score : f32\n"
+        " %t = math.trunc %score : f32\n %s = arith.addf %r, %e : f32\n"
+        " %u = arith.addf %s, %t : f32\n %y = arith.mulf %u, %score : f32\n attn.yield %y : f32",
+        // A classification of the score only picks a branch.
+        "%c = arith.constant 0.0 : f32\n %f = math.isfinite %score : f32\n"
+        " %n = math.isnan %score : f32\n %i = math.isinf %score : f32\n"
+        " %m = math.isnormal %score : f32\n %y0 = arith.select %f, %score, %c : f32\n"
+        " %y1 = arith.select %n, %c, %y0 : f32\n %y2 = arith.select %i, %c, %y1 : f32\n"
+        " %y3 = arith.mulf %y2, %score : f32\n %y = arith.select %m, %y3, %y2 : f32\n attn.yield %y : f32",
+        "%t = arith.fptoui %score : f32 to i32\n %u = arith.uitofp %t : i32 to f32\n"
+        " %y = arith.addf %score, %u : f32\n attn.yield %y : f32"));
+
+// Every op a score_mod may hold (the table of ScoreModOps.h) has a
+// derivative: a rule, zero, an integer op, or an error for the score's
+// bits. An op added to that table without one fails here.
+TEST(ScoreModDerivativeTable, CoversTheScoreModOpTable) {
+  for (const mlir::attn::ScoreModOpInfo &row : mlir::attn::scoreModOps()) {
+    std::optional<mlir::attn::Derivative> derivative =
+        mlir::attn::lookupDerivative(row.name);
+    ASSERT_TRUE(derivative) << row.name.str() << " has no derivative rule";
+    if (derivative->kind == mlir::attn::DerivativeKind::Rule) {
+      EXPECT_TRUE(derivative->rule) << row.name.str();
+    }
+  }
+}
+
+/// deriveScoreModGrad on a block built here (no verifier): the score
+/// through `opName` (one operand, result of `resultType`), yielded.
+mlir::LogicalResult deriveThrough(mlir::MLIRContext &context, const char *opName,
+                                  mlir::Type resultType, std::string &error) {
+  mlir::OpBuilder builder(&context);
+  mlir::Location loc = builder.getUnknownLoc();
+  // Regions belong to an op: an unregistered one with two.
+  mlir::OperationState holderState(loc, "test.holder");
+  holderState.addRegion();
+  holderState.addRegion();
+  mlir::Operation *holder = mlir::Operation::create(holderState);
+  auto destroy = llvm::make_scope_exit([&] { holder->destroy(); });
+  mlir::Region &source = holder->getRegion(0), &into = holder->getRegion(1);
+  mlir::Type f32 = builder.getF32Type(), index = builder.getIndexType();
+  mlir::Block *block = builder.createBlock(&source, source.end(),
+                                           {f32, index, index, index, index},
+                                           {loc, loc, loc, loc, loc});
+  mlir::OperationState state(loc, opName);
+  state.addOperands(block->getArgument(0));
+  state.addTypes(resultType);
+  mlir::Operation *op = builder.create(state);
+  mlir::attn::YieldOp::create(builder, loc, op->getResult(0));
+  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+    error = d.str();
+    return mlir::success();
+  });
+  return mlir::attn::deriveScoreModGrad(source, into);
+}
+
+TEST(ScoreModDerivativeTable, AnOpWithoutADerivativeIsALocatedError) {
+  mlir::MLIRContext context;
+  attn::registerAttnDialects(context);
+  context.allowUnregisteredDialects();
+  std::string error;
+  EXPECT_TRUE(mlir::failed(deriveThrough(context, "test.mystery",
+                                         mlir::Float32Type::get(&context), error)));
+  EXPECT_EQ(error, "'test.mystery' op has no derivative rule "
+                   "(ScoreModDerivatives.cpp); --attn-derive-backward cannot "
+                   "differentiate the score_mod through it");
+  // A rule's op must give an f32 (the verifier of a score_mod ensures it).
+  EXPECT_TRUE(mlir::failed(deriveThrough(context, "arith.extf",
+                                         mlir::Float64Type::get(&context), error)));
+  EXPECT_EQ(error, "'arith.extf' op must have one f32 result to be "
+                   "differentiated in a score_mod");
+}
 
 } // namespace

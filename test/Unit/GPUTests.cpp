@@ -88,3 +88,64 @@ TEST(GPU, GraphCompiledAndLaunchedMatchesTheReference) {
   EXPECT_LT(err, 1e-2);
   std::printf("relative error vs float64 reference: %.3e\n", err);
 }
+
+// With the real driver: a host pointer (a CPU bool mask) is an error that
+// names the operand, never a launch; a decode launch that splits needs the
+// caller's workspace and reports its size.
+TEST(GPU, HostPointersAndMissingWorkspacesAreErrorsNotLaunches) {
+  auto device = Context::device();
+  if (!device.isOk())
+    GTEST_SKIP() << device.status().message();
+  auto ctx = Context::create();
+  ASSERT_TRUE(ctx.isOk());
+  const int64_t B = 2, Hq = 8, Hkv = 2, Skv = 1000, D = 128;
+  Graph g;
+  auto q = g.input("q", DataType::BF16, {B, Hq, 1, D});
+  auto k = g.input("k", DataType::BF16, {B, Hkv, Skv, D});
+  auto v = g.input("v", DataType::BF16, {B, Hkv, Skv, D});
+  auto keep = g.input("keep", DataType::Bool, {1, 1, 1, Skv});
+  Graph::SdpaOptions options;
+  options.keep = keep;
+  auto out = g.sdpa(q, k, v, options);
+  ASSERT_TRUE(out.isOk()) << out.status().toString();
+  g.output(*out);
+  auto compiled = compileGraph(**ctx, g);
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  Kernel &kernel = *compiled->kernels[0];
+
+  int64_t qShape[4] = {B, Hq, 1, D}, kvShape[4] = {B, Hkv, Skv, D};
+  auto dq = DeviceBuffer::allocate(B * Hq * D * 2), dk = DeviceBuffer::allocate(B * Hkv * Skv * D * 2),
+       dv = DeviceBuffer::allocate(B * Hkv * Skv * D * 2), dout = DeviceBuffer::allocate(B * Hq * D * 2),
+       dkeep = DeviceBuffer::allocate(Skv);
+  ASSERT_TRUE(dq.isOk() && dk.isOk() && dv.isOk() && dout.isOk() && dkeep.isOk());
+  FlashArgs args;
+  args.batch = B;
+  args.seqQ = 1;
+  args.seqKV = Skv;
+  args.q = TensorArg::contiguous(reinterpret_cast<void *>(dq->get()), qShape);
+  args.k = TensorArg::contiguous(reinterpret_cast<void *>(dk->get()), kvShape);
+  args.v = TensorArg::contiguous(reinterpret_cast<void *>(dv->get()), kvShape);
+  args.o = TensorArg::contiguous(reinterpret_cast<void *>(dout->get()), qShape);
+  args.keep.strides[3] = 1;
+  args.splits = 4;
+  std::vector<unsigned char> hostKeep(Skv, 1);
+  args.keep.data = hostKeep.data();
+  Status s = kernel.launch(args);
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(s.message().find("'keep' is not GPU memory"), std::string::npos) << s.message();
+
+  args.keep.data = reinterpret_cast<void *>(dkeep->get());
+  auto bytes = kernel.workspaceBytes(args);
+  ASSERT_TRUE(bytes.isOk()) << bytes.status().toString();
+  EXPECT_EQ(*bytes, sizeof(float) * 4 * B * Hq * (D + 1));
+  s = kernel.launch(args);
+  EXPECT_NE(s.message().find("bytes of workspace"), std::string::npos) << s.message();
+  auto workspace = DeviceBuffer::allocate(*bytes);
+  ASSERT_TRUE(workspace.isOk());
+  ASSERT_TRUE((*Driver::get())->fill(dkeep->get(), 1, Skv).isOk());
+  args.workspace = workspace->get();
+  args.workspaceBytes = workspace->size();
+  s = kernel.launch(args);
+  EXPECT_TRUE(s.isOk()) << s.toString();
+  EXPECT_TRUE((*Driver::get())->synchronize().isOk());
+}

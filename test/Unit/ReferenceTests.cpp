@@ -2,6 +2,7 @@
 
 #include "attn/API/CompileModule.h"
 #include "attn/Reference/Reference.h"
+#include "attn/Dialect/Attn/IR/AttnOps.h"
 
 #include "attn/Transforms/Passes.h"
 
@@ -203,6 +204,66 @@ func.func @f(%q: tensor<2x2x6x8xbf16>, %k: tensor<2x1x6x8xbf16>, %v: tensor<2x1x
   auto unfused = evaluate(func, inputs);
   ASSERT_TRUE(mlir::succeeded(unfused));
   EXPECT_EQ(relativeError((*unfused)[0], (*graph)[0]), 0.0);
+}
+
+TEST_F(ReferenceTest, ScoreModCapturesAreReadAtTheirIndices) {
+  // A bias per head and a relative-position table [2S-1] indexed by
+  // q - k + S - 1, read by the score_mod as captures, equal the same values
+  // added as an explicit bias tensor; after --attn-fuse, attn.flash reads
+  // the captures the same way.
+  const char *text = R"(
+func.func @f(%q: tensor<1x2x5x8xbf16>, %k: tensor<1x2x5x8xbf16>, %v: tensor<1x2x5x8xbf16>,
+             %slopes: tensor<2xf32>, %rel: tensor<9xbf16>, %bias: tensor<1x2x5x5xf32>)
+    -> (tensor<1x2x5x8xbf16>, tensor<1x2x5x8xbf16>) {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<1x2x5x8xbf16>, tensor<1x2x5x8xbf16> -> tensor<1x2x5x5xf32>
+  %t = attn.scale %s {factor = 0.35 : f32} : tensor<1x2x5x5xf32>
+  %c = attn.score_mod %t captures(%slopes, %rel : tensor<2xf32>, tensor<9xbf16>) {
+  ^bb0(%x: f32, %b: index, %h: index, %i: index, %j: index, %st: tensor<2xf32>, %rt: tensor<9xbf16>):
+    %slope = tensor.extract %st[%h] : tensor<2xf32>
+    %four = arith.constant 4 : index
+    %d = arith.subi %i, %j : index
+    %r = arith.addi %d, %four : index
+    %rel16 = tensor.extract %rt[%r] : tensor<9xbf16>
+    %relf = arith.extf %rel16 : bf16 to f32
+    %y0 = arith.addf %x, %slope : f32
+    %y = arith.addf %y0, %relf : f32
+    attn.yield %y : f32
+  } : tensor<1x2x5x5xf32>
+  %p = attn.softmax %c {dim = 3} : tensor<1x2x5x5xf32> -> tensor<1x2x5x5xbf16>
+  %o = attn.matmul %p, %v : tensor<1x2x5x5xbf16>, tensor<1x2x5x8xbf16> -> tensor<1x2x5x8xbf16>
+  %s2 = attn.matmul %q, %k {transpose_rhs} : tensor<1x2x5x8xbf16>, tensor<1x2x5x8xbf16> -> tensor<1x2x5x5xf32>
+  %t2 = attn.scale %s2 {factor = 0.35 : f32} : tensor<1x2x5x5xf32>
+  %m2 = attn.mask %t2 bias(%bias : tensor<1x2x5x5xf32>) {kind = #attn.mask<bias>} : tensor<1x2x5x5xf32>
+  %p2 = attn.softmax %m2 {dim = 3} : tensor<1x2x5x5xf32> -> tensor<1x2x5x5xbf16>
+  %o2 = attn.matmul %p2, %v : tensor<1x2x5x5xbf16>, tensor<1x2x5x8xbf16> -> tensor<1x2x5x8xbf16>
+  return %o, %o2 : tensor<1x2x5x8xbf16>, tensor<1x2x5x8xbf16>
+})";
+  HostTensor slopes({2}), rel({9}), bias({1, 2, 5, 5});
+  slopes.data = {0.5, -1.25};
+  for (int i = 0; i < 9; ++i)
+    rel.data[i] = 0.25 * (i - 4) * (i % 3 == 0 ? -1 : 1);
+  for (int h = 0; h < 2; ++h)
+    for (int i = 0; i < 5; ++i)
+      for (int j = 0; j < 5; ++j)
+        bias.data[(h * 5 + i) * 5 + j] = slopes.data[h] + rel.data[i - j + 4];
+  std::vector<HostTensor> inputs = {random({1, 2, 5, 8}, 21), random({1, 2, 5, 8}, 22),
+                                    random({1, 2, 5, 8}, 23), slopes, rel, bias};
+  auto graph = evaluate(parse(text), inputs);
+  ASSERT_TRUE(mlir::succeeded(graph));
+  EXPECT_LT(relativeError((*graph)[0], (*graph)[1]), 1e-12);
+
+  mlir::PassManager pm(&context);
+  pm.addPass(mlir::attn::createAttnFusePass());
+  mlir::func::FuncOp func = parse(text);
+  ASSERT_TRUE(mlir::succeeded(pm.run(*module)));
+  int captured = 0;
+  func.walk([&](mlir::attn::FlashOp flash) {
+    captured += flash.getCaptures().size();
+  });
+  EXPECT_EQ(captured, 2);
+  auto fused = evaluate(func, inputs);
+  ASSERT_TRUE(mlir::succeeded(fused));
+  EXPECT_LT(relativeError((*fused)[0], (*graph)[1]), 1e-12);
 }
 
 TEST_F(ReferenceTest, FullyMaskedRowsAreZeroWithMinusInfLse) {

@@ -10,6 +10,8 @@
 #include <atomic>
 #include <cstdio>
 #include <fstream>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -27,9 +29,21 @@ std::string freshDirectory(const std::string &name) {
   return dir;
 }
 
+/// The bytes of a CUDA cubin's ELF header (64-bit, little-endian, machine
+/// 190) followed by `payload`: what the cache accepts as a cubin.
+std::string fakeCubin(const std::string &payload, unsigned machine = 190) {
+  std::string elf(64, '\0');
+  elf.replace(0, 4, "\x7f" "ELF");
+  elf[4] = 2; // 64-bit
+  elf[5] = 1; // little-endian
+  elf[18] = static_cast<char>(machine & 0xff);
+  elf[19] = static_cast<char>(machine >> 8);
+  return elf + payload;
+}
+
 CacheEntry fakeEntry(const std::string &payload) {
   CacheEntry e;
-  e.cubin = payload;
+  e.cubin = fakeCubin(payload);
   e.log = "ptxas info : Used 42 registers";
   e.ptxas.parsed = true;
   e.ptxas.registers = 42;
@@ -110,7 +124,7 @@ TEST(Cache, MissThenMemoryHitThenDiskHit) {
   ASSERT_TRUE(third.isOk());
   EXPECT_EQ(outcome, CacheOutcome::DiskHit);
   EXPECT_EQ(compiles, 1);
-  EXPECT_EQ((*third)->cubin, "cubin-bytes");
+  EXPECT_EQ((*third)->cubin, fakeCubin("cubin-bytes"));
   EXPECT_EQ((*third)->ptxas.registers, 42);
 }
 
@@ -137,7 +151,7 @@ TEST(Cache, TruncatedEntryIsRebuiltNotLoaded) {
   EXPECT_EQ(outcome, CacheOutcome::Miss);
   EXPECT_EQ(compiles, 2);
   EXPECT_EQ(cache.stats().corruptEntries, 1);
-  EXPECT_EQ((*entry)->cubin, std::string(1000, 'x'));
+  EXPECT_EQ((*entry)->cubin, fakeCubin(std::string(1000, 'x')));
   // The rebuilt entry is whole again.
   EXPECT_EQ(readFile(path).size(), bytes.size());
 }
@@ -190,7 +204,7 @@ TEST(Cache, ThreadsCompileOnce) {
     threads.emplace_back([&] {
       CacheOutcome outcome;
       auto entry = cache.getOrCompile("key", compile, outcome);
-      if (entry.isOk() && (*entry)->cubin == "shared")
+      if (entry.isOk() && (*entry)->cubin == fakeCubin("shared"))
         ++ok;
     });
   for (auto &t : threads)
@@ -218,7 +232,9 @@ TEST(Cache, ProcessesShareOneEntry) {
             return fakeEntry(std::string(4096, 'p'));
           },
           outcome);
-      _exit(entry.isOk() && (*entry)->cubin == std::string(4096, 'p') ? 0 : 1);
+      _exit(entry.isOk() && (*entry)->cubin == fakeCubin(std::string(4096, 'p'))
+                ? 0
+                : 1);
     }
     children.push_back(pid);
   }
@@ -233,6 +249,127 @@ TEST(Cache, ProcessesShareOneEntry) {
   Cache cache(dir);
   ASSERT_TRUE(cache.getOrCompile("key", [] { return Result<CacheEntry>(Status(StatusCode::IoError, "should not compile")); }, outcome).isOk());
   EXPECT_EQ(outcome, CacheOutcome::DiskHit);
+}
+
+/// A cache with one entry for "key" on disk, and how many times its
+/// compile ran.
+struct DiskEntryFixture {
+  std::string dir;
+  std::string path;
+  int compiles = 0;
+  Cache::Compile compile = [this]() -> Result<CacheEntry> {
+    ++compiles;
+    return fakeEntry("the-right-kernel");
+  };
+
+  explicit DiskEntryFixture(const std::string &name)
+      : dir(freshDirectory(name)) {
+    CacheOutcome outcome;
+    Cache cache(dir);
+    EXPECT_TRUE(cache.getOrCompile("key", compile, outcome).isOk());
+    path = cache.pathFor("key");
+  }
+
+  /// A fresh cache's lookup of "key": must be a miss that rebuilds the
+  /// right entry, and leave a whole entry on disk.
+  void expectRebuilt() {
+    Cache cache(dir);
+    CacheOutcome outcome;
+    auto entry = cache.getOrCompile("key", compile, outcome);
+    ASSERT_TRUE(entry.isOk()) << entry.status().toString();
+    EXPECT_EQ(outcome, CacheOutcome::Miss);
+    EXPECT_EQ(compiles, 2);
+    EXPECT_EQ(cache.stats().corruptEntries, 1);
+    EXPECT_EQ((*entry)->cubin, fakeCubin("the-right-kernel"));
+    Cache again(dir);
+    ASSERT_TRUE(again.getOrCompile("key", compile, outcome).isOk());
+    EXPECT_EQ(outcome, CacheOutcome::DiskHit);
+  }
+};
+
+TEST(Cache, AnotherKernelsEntryCopiedOverIsAMiss) {
+  DiskEntryFixture f("other-key");
+  Cache cache(f.dir);
+  CacheOutcome outcome;
+  ASSERT_TRUE(cache
+                  .getOrCompile(
+                      "other",
+                      [] { return Result<CacheEntry>(fakeEntry("another")); },
+                      outcome)
+                  .isOk());
+  // A whole, checksummed entry, but of another key: once served as a hit.
+  writeFile(f.path, readFile(cache.pathFor("other")));
+  f.expectRebuilt();
+}
+
+TEST(Cache, AnEntryWhoseCubinIsNotCudaElfIsAMiss) {
+  DiskEntryFixture f("not-elf");
+  CacheEntry bad = fakeEntry("x");
+  bad.cubin = std::string(100, 'z');
+  writeFile(f.path, serializeCacheEntry("key", bad));
+  f.expectRebuilt();
+}
+
+TEST(Cache, AnEntryWhoseCubinIsForAnotherMachineIsAMiss) {
+  DiskEntryFixture f("x86-elf");
+  CacheEntry bad = fakeEntry("x");
+  bad.cubin = fakeCubin("x", /*EM_X86_64=*/62);
+  writeFile(f.path, serializeCacheEntry("key", bad));
+  f.expectRebuilt();
+}
+
+TEST(Cache, ASymlinkToDevZeroIsNotRead) {
+  DiskEntryFixture f("dev-zero");
+  std::remove(f.path.c_str());
+  ASSERT_EQ(symlink("/dev/zero", f.path.c_str()), 0);
+  // Reading it whole was a bad_alloc.
+  f.expectRebuilt();
+}
+
+TEST(Cache, AFifoIsNotWaitedOn) {
+  DiskEntryFixture f("fifo");
+  std::remove(f.path.c_str());
+  ASSERT_EQ(mkfifo(f.path.c_str(), 0644), 0);
+  // Opening it for reading waited for a writer forever.
+  alarm(20);
+  f.expectRebuilt();
+  alarm(0);
+}
+
+TEST(Cache, AnOversizedEntryIsNotRead) {
+  DiskEntryFixture f("oversized");
+  int fd = open(f.path.c_str(), O_WRONLY | O_TRUNC);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(ftruncate(fd, Cache::kMaxEntryBytes + 1), 0); // sparse
+  close(fd);
+  f.expectRebuilt();
+}
+
+TEST(Cache, AnInvalidCompiledCubinIsAnErrorNotAnEntry) {
+  Cache cache(freshDirectory("invalid-compile"));
+  CacheOutcome outcome;
+  auto result = cache.getOrCompile(
+      "key",
+      [] {
+        CacheEntry e;
+        e.cubin = "not a cubin";
+        return Result<CacheEntry>(e);
+      },
+      outcome);
+  ASSERT_FALSE(result.isOk());
+  EXPECT_EQ(result.status().code(), StatusCode::CompileError);
+  EXPECT_NE(result.status().message().find("less than an ELF header"),
+            std::string::npos)
+      << result.status().message();
+}
+
+TEST(Cache, ParseRejectsEveryTruncation) {
+  std::string bytes = serializeCacheEntry("key", fakeEntry("payload"));
+  CacheEntry entry;
+  ASSERT_TRUE(parseCacheEntry(bytes, "key", entry).isOk());
+  for (size_t n = 0; n < bytes.size(); ++n)
+    EXPECT_FALSE(parseCacheEntry(bytes.substr(0, n), "key", entry).isOk()) << n;
+  EXPECT_FALSE(parseCacheEntry(bytes, "kez", entry).isOk());
 }
 
 TEST(Ptxas, ParsesTheReportOfOneEntry) {

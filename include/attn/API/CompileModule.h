@@ -20,8 +20,8 @@ namespace attn {
 Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
                                      const CompileOptions &options);
 
-/// Registers the dialects attn's inputs use (attn, arith, func, math,
-/// tensor) with `context`.
+/// Registers the dialects attn's inputs use (mlir::attn::registerAttnDialects:
+/// attn, arith, func, math, tensor) with `context` and loads them.
 void registerAttnDialects(mlir::MLIRContext &context);
 
 } // namespace attn

@@ -35,14 +35,34 @@ uint64_t hashBytes(const std::string &bytes,
 std::string makeCacheKey(const std::string &readableName,
                          std::initializer_list<std::string> parts);
 
+/// Checks that `cubin` is what the CUDA driver loads: a 64-bit
+/// little-endian ELF file for EM_CUDA, at most Cache::kMaxEntryBytes.
+Status validateCubin(const std::string &cubin);
+
+/// The bytes of a disk entry: a header with the length and checksum of the
+/// rest, the key it was stored under, the ptxas report, the log and the
+/// cubin.
+std::string serializeCacheEntry(const std::string &key,
+                                const CacheEntry &entry);
+/// Parses a disk entry; fails (with why) if it is truncated, corrupted,
+/// stored under another key than `key`, or holds no valid cubin.
+Status parseCacheEntry(const std::string &bytes, const std::string &key,
+                       CacheEntry &entry);
+
 /// In-memory map plus an optional directory of entries. Entries are written
 /// to a temporary file and renamed into place under a per-key file lock, so
-/// concurrent processes and threads never see a partial entry; an entry that
-/// fails its length or checksum is removed and rebuilt.
+/// concurrent processes and threads never see a partial entry. Reading is
+/// defensive: only a regular file (no symlink, FIFO or device) of at most
+/// kMaxEntryBytes is read, and an entry that fails its length or checksum,
+/// was stored under another key, or holds no valid cubin is removed and
+/// rebuilt.
 class Cache {
 public:
   /// `directory` empty: memory only.
   explicit Cache(std::string directory);
+
+  /// The largest entry file read (cubins are a few MB at most).
+  static constexpr int64_t kMaxEntryBytes = 64ll << 20;
 
   /// $ATTN_CACHE_DIR, else $XDG_CACHE_HOME/attn, else $HOME/.cache/attn.
   static std::string defaultDirectory();
@@ -67,8 +87,10 @@ public:
 
 private:
   std::shared_ptr<const CacheEntry> lookupMemory(const std::string &key);
-  Result<std::shared_ptr<const CacheEntry>> readDisk(const std::string &path);
-  Status writeDisk(const std::string &path, const CacheEntry &entry);
+  Result<std::shared_ptr<const CacheEntry>> readDisk(const std::string &path,
+                                                     const std::string &key);
+  Status writeDisk(const std::string &path, const std::string &key,
+                   const CacheEntry &entry);
   std::mutex &keyMutex(const std::string &key);
 
   std::string directory_;

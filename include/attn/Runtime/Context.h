@@ -1,7 +1,10 @@
 //===- Context.h - The JIT: build and launch kernels ------------*- C++ -*-===//
 //
-// spec -> build (NVRTC, cached; no GPU needed) -> launch (needs a GPU). All
-// heavy work happens in build; launch validates its arguments and enqueues.
+// spec -> build (NVRTC, cached; no GPU needed) -> load (once per CUDA
+// context) -> launch (needs a GPU). All heavy work happens in build and load;
+// launch validates its arguments and enqueues: it never compiles, allocates
+// or synchronizes, so it may be captured in a CUDA graph once the kernel is
+// loaded (Kernel::load) and given its workspace (Kernel::workspaceBytes).
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,9 +15,9 @@
 #include "attn/Runtime/Driver.h"
 #include "attn/Runtime/KernelSpec.h"
 #include "attn/Runtime/Status.h"
+#include "attn/params.h"
 
 #include <atomic>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -46,10 +49,19 @@ struct FlashArgs {
   /// element-wise (tiles outside the masks' reach are skipped, full ones
   /// are not masked).
   unsigned long long *tileStats = nullptr;
+  /// Device memory of at least Kernel::workspaceBytes(args) bytes (the
+  /// split-KV partials), used until the launch completes; 0 when that is 0.
+  /// The caller owns it, so that a CUDA graph's memory pool can.
+  DevicePtr workspace = 0;
+  size_t workspaceBytes = 0;
   /// Split-KV: blocks that share one query block's key tiles, merged by a
   /// second kernel. 0: Kernel::chooseSplits decides (it splits when the
   /// launch would not fill the GPU, as in decode); 1: never; N: N.
   int splits = 0;
+  /// The tensors the score_mod reads, in the order of the op's captures:
+  /// contiguous, of the shapes and element types of the IR
+  /// (KernelSpec::scoreModCaptures of them).
+  const void *scoreModCaptures[kMaxScoreModCaptures] = {};
 };
 
 /// The operands of one backward launch (a KernelKind::FlashBackward kernel,
@@ -70,11 +82,13 @@ struct BackwardArgs {
   /// No atomics: dQ from a second, Q-stationary kernel; bitwise identical
   /// results run to run (a bias that broadcasts cannot get its gradient).
   bool deterministic = false;
-  /// Device memory the launch may use, of at least workspaceBytes(args)
-  /// bytes, 256-byte aligned; owned by the caller, unused after the
-  /// launch's work on the stream is done.
-  void *workspace = nullptr;
-  size_t workspaceSize = 0;
+  /// Device memory of at least Kernel::workspaceBytes(args) bytes,
+  /// 256-byte aligned (the f32 sums and D), used until the launch's work on
+  /// the stream is done. The caller owns it, as FlashArgs::workspace.
+  DevicePtr workspace = 0;
+  size_t workspaceBytes = 0;
+  /// The tensors the score_mod reads, as FlashArgs::scoreModCaptures.
+  const void *scoreModCaptures[kMaxScoreModCaptures] = {};
 };
 
 /// The operands of one graph-op kernel (the unfused path): one per input of
@@ -87,6 +101,7 @@ struct GraphArgs {
 };
 
 class Context;
+struct FlashParams;
 
 /// A compiled kernel: what it is, what it costs, and how to launch it.
 class Kernel {
@@ -103,9 +118,15 @@ public:
   struct Grid {
     unsigned x = 0, y = 0, z = 0;
   };
-  /// The launch grid: for attention, of `batch` and `seqQ`; a graph-op
-  /// kernel's is fixed by its shapes.
+  /// The launch grid without split-KV: for attention, one block per work
+  /// tile of `batch` and `seqQ` (schedule()); a graph-op kernel's is fixed
+  /// by its shapes.
   Grid grid(int batch, int seqQ) const;
+  /// The work tiles of a fused-attention launch and their order, as the
+  /// kernel decodes them (kernels-templates/attn/tile_scheduler.h).
+  TileSchedule schedule(int batch, int seqQ, int splits) const;
+  /// How the launch's rows map to queries (see packsQueryHeads).
+  RowPacking rowPacking(int seqQ) const;
   /// True if a launch with `seqQ` packs the query heads that share a K/V
   /// head into the rows of one block (one-token decode with GQA/MQA and no
   /// mask that depends on the query's position or head): K and V are then
@@ -122,57 +143,92 @@ public:
                           int multiprocessors, int residentPerSm);
   static constexpr int kMaxSplits = 32;
   static constexpr double kSplitEfficiency = 0.85;
-  /// The splits a launch with `args` uses (needs a GPU when args.splits is 0).
-  Result<int> splitsFor(const FlashArgs &args);
+  /// The splits a launch with `args` in `device` uses (needs a GPU when
+  /// args.splits is 0).
+  Result<int> splitsFor(const FlashArgs &args, Device device = {});
+  /// Bytes of workspace a launch with `args` on `stream` in `device` needs
+  /// (FlashArgs::workspace): 0 unless it splits.
+  Result<size_t> workspaceBytes(const FlashArgs &args, Stream stream = nullptr,
+                                Device device = {});
   int blockThreads() const { return spec_.threads; }
   /// Resident blocks per SM (needs a GPU).
-  Result<int> occupancy();
+  Result<int> occupancy(Device device = {});
   /// Registers per thread as the loaded module reports them (needs a GPU);
   /// ptxas' report in the compile log gives the same without one.
-  Result<int> loadedRegisters();
+  Result<int> loadedRegisters(Device device = {});
   /// Registers per thread: ptxas' report, or, where the compile log has
   /// none (NVRTC does not always print it), the loaded module's count.
   Result<int> registers();
 
-  /// Checks pointers, alignment, strides and sizes against the spec.
+  /// Loads the module into `device`'s context, once per context. A launch
+  /// loads it too, but not while its stream captures a CUDA graph: load (or
+  /// launch) before capturing.
+  Status load(Device device = {});
+
+  /// Checks sizes, alignment and strides against the spec (no GPU needed).
   Status validate(const FlashArgs &args) const;
-  /// Validates, loads the module on first use, and enqueues on `stream`.
-  Status launch(const FlashArgs &args, Stream stream = nullptr);
+  /// Validates, checks that every pointer is memory of the launch's device,
+  /// and enqueues on `stream` (a stream of `device`'s context).
+  Status launch(const FlashArgs &args, Stream stream = nullptr,
+                Device device = {});
 
   /// The same for a graph-op kernel (KernelKind::GraphOp).
   Status validate(const GraphArgs &args) const;
-  Status launch(const GraphArgs &args, Stream stream = nullptr);
+  Status launch(const GraphArgs &args, Stream stream = nullptr,
+                Device device = {});
 
   /// The backward (KernelKind::FlashBackward): the workspace a launch with
-  /// `args` needs (its sizes and mode; no GPU needed), validation, and the
-  /// launch: up to four kernels enqueued on `stream`, no allocation.
+  /// `args` needs (from its sizes and mode alone; no GPU needed), the
+  /// checks of validate(FlashArgs), and the launch: up to four kernels
+  /// enqueued on `stream` in `device`'s context, with the same rules as a
+  /// forward launch (pointers of that device, the caller's workspace, no
+  /// allocation, synchronization or load during capture).
   Result<size_t> workspaceBytes(const BackwardArgs &args) const;
   Status validate(const BackwardArgs &args) const;
-  Status launch(const BackwardArgs &args, Stream stream = nullptr);
+  Status launch(const BackwardArgs &args, Stream stream = nullptr,
+                Device device = {});
+
+  ~Kernel();
+
 
 private:
   friend class Context;
-  Kernel() = default;
-  Result<void *> function();
-  /// The split-KV workspace of `stream`, at least `bytes`: launches on one
-  /// stream are ordered, so each stream needs one buffer, not each launch.
-  Result<DevicePtr> workspace(Stream stream, size_t bytes);
+  Kernel();
+  /// The module in one CUDA context.
+  struct Loaded {
+    void *context = nullptr;
+    int ordinal = 0;
+    const DeviceInfo *device = nullptr;
+    void *module = nullptr;
+    void *function = nullptr;
+    void *combine = nullptr; ///< the split-KV merge kernel (fused attention)
+    /// The backward's other kernels: D and zeroing, deterministic dQ, and
+    /// the conversion of the f32 sums.
+    void *backwardPre = nullptr, *backwardDq = nullptr,
+         *backwardConvert = nullptr;
+    int residentPerSm = 0;
+  };
+  /// The kernel loaded in `context`, the current one (of a ContextScope);
+  /// loads it there first, unless `checkCapture` finds `stream` capturing
+  /// a CUDA graph.
+  Result<Loaded *> loadedIn(void *context, Stream stream, bool checkCapture);
+  Result<int> splitsIn(Loaded &loaded, const FlashArgs &args) const;
+  Status checkPointers(const FlashArgs &args, int ordinal) const;
+  Status checkPointers(const BackwardArgs &args, int ordinal) const;
+  /// The TMA descriptors of q, k and v for a persistent kernel's launch.
+  Status encodeTmaMaps(Driver &driver, const FlashParams &params,
+                       TmaMaps &maps) const;
 
   KernelSpec spec_;
   std::string arch_, cacheKey_;
   std::shared_ptr<const CacheEntry> entry_;
   CacheOutcome outcome_ = CacheOutcome::Miss;
   double buildMs_ = 0;
+  /// FlashParams' fields that the spec fixes, filled at build.
+  std::unique_ptr<FlashParams> baseParams_;
   std::mutex loadMutex_;
-  void *function_ = nullptr;
-  void *combine_ = nullptr; ///< the split-KV merge kernel (fused attention)
-  /// The backward's other kernels: D and zeroing, deterministic dQ, and the
-  /// conversion of the f32 sums.
-  void *backwardPre_ = nullptr, *backwardDq_ = nullptr,
-       *backwardConvert_ = nullptr;
-  std::atomic<int> residentPerSm_{0}; ///< occupancy, once known
-  std::mutex workspaceMutex_;
-  std::map<Stream, DeviceBuffer> workspaces_;
+  std::vector<std::unique_ptr<Loaded>> loaded_;
+  std::atomic<Loaded *> lastLoaded_{nullptr};
 };
 
 /// Owns the compile options, the caches and (lazily) the driver.
@@ -194,7 +250,7 @@ public:
 
   const std::string &arch() const { return arch_; }
   Cache &cache() { return *cache_; }
-  /// The GPU, or NoDevice.
+  /// The default GPU ($ATTN_DEVICE, or 0), or NoDevice.
   static Result<DeviceInfo> device();
 
 private:

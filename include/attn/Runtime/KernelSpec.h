@@ -1,13 +1,15 @@
 //===- KernelSpec.h - What the runtime needs to launch a kernel -*- C++ -*-===//
 //
-// Produced by the CUDA emitter from a configured attn.flash or an
-// attn.kernel, consumed by the runtime. Plain C++: the runtime has no MLIR
-// dependency.
+// Produced by the CUDA emitter from a configured attn.flash or
+// attn.flash_bwd, or an attn.kernel, consumed by the runtime. Plain C++: the
+// runtime has no MLIR dependency.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef ATTN_RUNTIME_KERNELSPEC_H
 #define ATTN_RUNTIME_KERNELSPEC_H
+
+#include "attn/Runtime/ElementType.h"
 
 #include <array>
 #include <cstdint>
@@ -15,13 +17,6 @@
 #include <vector>
 
 namespace attn {
-
-enum class ElementType { F16, BF16, F32 };
-
-/// The name of an element type as the dialect spells it ("bf16").
-const char *elementTypeName(ElementType type);
-/// Bytes per element.
-int elementTypeBytes(ElementType type);
 
 /// What a kernel computes: fused attention (FlashParams), one graph op of
 /// the unfused path (GraphParams), or the backward of fused attention
@@ -48,6 +43,7 @@ struct KernelSpec {
   bool causal = false, bottomRight = false, window = false;
   int windowLeft = -1, windowRight = -1;
   bool keyPadding = false, keep = false, bias = false, scoreMod = false;
+  int scoreModCaptures = 0; ///< tensors the score_mod reads (FlashArgs)
   ElementType biasElement = ElementType::F32;
   bool writesLse = false;
   float scale = 1.0f;

@@ -20,10 +20,48 @@ struct ArchInfo {
   int numSMs;               ///< multiprocessors of the reference part
   int64_t maxSharedPerBlock; ///< bytes, opt-in limit
   int64_t maxSharedPerSM;   ///< bytes
+  bool tuned = true;        ///< false: derived for a GPU newer than sm_90a
 };
 
-/// The architectures --attn-select-config knows, or nullopt.
+/// The architectures --attn-select-config knows; a newer one (sm_100,
+/// sm_120, ...) derived from its compute capability; nullopt below sm_80.
 std::optional<ArchInfo> lookupArch(llvm::StringRef name);
+
+/// Why `name` is no target, naming the GPUs attn supports.
+std::string unsupportedArchMessage(llvm::StringRef name);
+
+/// Checks the #attn.config of `op` (hand-written or chosen) against the
+/// shared-memory and register model of its variant (KernelVariants.h) on
+/// `arch`; reports on the op and fails where it does not fit. Ops without a
+/// config pass.
+LogicalResult verifyConfigFits(FlashOp op, const ArchInfo &arch);
+/// The same for the #attn.backward_config of an attn.flash_bwd, with the
+/// table's backward variants (both of its kernels).
+LogicalResult verifyConfigFits(FlashBwdOp op, const ArchInfo &arch);
+
+/// What --attn-pipeline (and the C++ API's compile) runs.
+struct AttnPipelineOptions {
+  /// Target GPU for attn-select-config.
+  std::string arch = "sm_90a";
+  /// attn-select-config overrides: the variant ("" = the cost model's) and
+  /// the tiles (0 = the model's).
+  std::string variant;
+  int64_t blockM = 0, blockN = 0, numWarps = 0, stages = 0;
+  /// Instead of fusing and configuring, run every graph op as its own kernel
+  /// (attn-lower-unfused).
+  bool unfused = false;
+  /// After fusing, derive the backward (attn-derive-backward): each function
+  /// returning an attn.flash becomes a training step. `biasGrad`: also the
+  /// gradient of each bias operand. The backward is derived from fused
+  /// attention: with `unfused`, the derive pass finds nothing and fails.
+  bool backward = false;
+  bool biasGrad = false;
+};
+
+/// Adds the pipeline to `pm`: canonicalize, then attn-fuse, canonicalize,
+/// (with `backward`) attn-derive-backward and attn-select-config, or
+/// attn-lower-unfused when `options.unfused`.
+void buildAttnPipeline(OpPassManager &pm, const AttnPipelineOptions &options);
 
 /// Registers --attn-pipeline.
 void registerAttnPipelines();

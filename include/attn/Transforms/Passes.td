@@ -51,7 +51,11 @@ def AttnSelectConfigPass : Pass<"attn-select-config"> {
     rows); everything else gets `sm80` (mma.sync). Any of the tile options given on the command line
     overrides the model. Ops that already carry a config keep it unless an
     override is given. An op no kernel supports (head dim over 256 or not a
-    multiple of 8) is an error.
+    multiple of 8) is an error. An `attn.flash_bwd` without a config gets a
+    `#attn.backward_config<...>`: of the table's backward variants
+    (`KernelVariants.h`), the first candidate tiles that split its head
+    dims and fit shared memory and the register limits of both of its
+    kernels (the overrides are the forward's).
   }];
   let options = [
     Option<"arch", "arch", "std::string", /*default=*/"\"sm_80\"",
@@ -79,10 +83,12 @@ def AttnDeriveBackwardPass : Pass<"attn-derive-backward", "::mlir::ModuleOp"> {
     existing arguments), and returns, after its results, the gradients with
     respect to the op's `q`, `k` and `v` operands (and its `bias`, with
     `bias-grad`). Between them an `attn.flash_bwd` carries the forward's
-    attributes, mask operands and `score_mod`, and the derivative of the
-    `score_mod` with respect to the score (`score_mod_grad`), built by
-    differentiating the region op by op (forward mode, the rules of
-    `ScoreModDerivatives.cpp`; integer and index ops have zero derivative).
+    attributes, mask operands, `score_mod` and its captures, and the
+    derivative of the `score_mod` with respect to the score
+    (`score_mod_grad`, on the same arguments), built by differentiating the
+    region op by op (forward mode, the rules of `ScoreModDerivatives.cpp`,
+    which name every op of the score_mod op table; integer, comparison and
+    rounding ops have zero derivative).
     A forward without a logsumexp result gets one: the backward reads it.
 
     ```mlir
@@ -103,7 +109,7 @@ def AttnDeriveBackwardPass : Pass<"attn-derive-backward", "::mlir::ModuleOp"> {
     forward, which saves `o` and `lse`, and later the backward. Run it
     after `--attn-fuse`. An `attn.flash` whose output other ops use, a
     module without an `attn.flash`, and a `score_mod` op that has no
-    derivative rule are errors.
+    derivative (a `bitcast` of the score) are errors.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect"];

@@ -5,8 +5,12 @@
 // derivative with respect to the score), computed op by op from the tangents
 // of the operands by one rule per op (the table in ScoreModDerivatives.cpp).
 // Values that do not depend on the score have a zero tangent, represented
-// as a null Value, so integer and index arithmetic, constants and
-// score-independent float math need no rule.
+// as a null Value. Only f32 values carry tangents: an integer or i1 computed
+// from the score (a comparison, a rounding conversion) is piecewise
+// constant, its derivative zero. The table names every op of the score_mod
+// op table (ScoreModOps.h): a rule, zero, an integer op, or not
+// differentiable (a bitcast of the score); a unit test fails when the op
+// table gains an op the derivative table does not name.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +21,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/Support/LLVM.h"
+
+#include <optional>
 
 namespace mlir::attn {
 
@@ -61,17 +67,38 @@ private:
 };
 
 /// A derivative rule: the tangent of the op's one float result from the
-/// tangents of its operands (null for zero). One entry of the table per op.
+/// tangents of its operands (null for zero).
 using DerivativeRule = Value (*)(TangentBuilder &);
 
-/// The rule for the op named `opName` (e.g. "math.tanh"), or null.
-DerivativeRule lookupDerivativeRule(StringRef opName);
+/// How an op of the score_mod op table is differentiated.
+enum class DerivativeKind {
+  /// Its f32 result's tangent comes from `rule`.
+  Rule,
+  /// Zero wherever it exists: an i1 or integer result of floats
+  /// (comparisons, classifications, rounding conversions).
+  Zero,
+  /// Integers or i1 in and out: never on the score's path as a float.
+  Integer,
+  /// A result that depends on the score in a way that has no derivative
+  /// here (the bits of a float): an error when the score reaches it.
+  NotDifferentiable,
+};
+
+struct Derivative {
+  DerivativeKind kind;
+  DerivativeRule rule = nullptr; ///< for DerivativeKind::Rule
+};
+
+/// How the op named `opName` (e.g. "math.tanh") is differentiated, or
+/// nullopt if the table does not name it.
+std::optional<Derivative> lookupDerivative(StringRef opName);
 
 /// Fills the empty region `into` with one block that takes the arguments of
-/// `scoreMod` (score, b, h, q_idx, kv_idx) and yields the derivative of its
-/// result with respect to the score. Values `scoreMod` uses from outside
-/// itself are used as they are (they must dominate `into`). An op whose
-/// result depends on the score and that has no rule is reported on that op.
+/// `scoreMod` (score, b, h, q_idx, kv_idx, then its captures) and yields the
+/// derivative of its result with respect to the score. Values `scoreMod`
+/// uses from outside itself are used as they are (they must dominate
+/// `into`). An op that the score reaches and that has no derivative is
+/// reported on that op.
 LogicalResult deriveScoreModGrad(Region &scoreMod, Region &into);
 
 } // namespace mlir::attn

@@ -135,6 +135,9 @@ template <class C> struct FlashBackwardKV {
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int wn = warp / kWarpsD, wd = warp % kWarpsD;
     const int dqm = warp % kDqWarpsM, dqd = warp / kDqWarpsM;
+    // A block of keys of one (batch, K/V head); x is the fastest grid
+    // index, so the first keys (which positional masks let the most queries
+    // see) start first. (A TileSchedule decode here cost 12 registers.)
     const int n0 = blockIdx.x * kBlockN, hk = blockIdx.y, b = blockIdx.z;
     const int group = p.heads_q / p.heads_kv;
 
@@ -155,9 +158,9 @@ template <class C> struct FlashBackwardKV {
     }
 
     // The masks do not depend on the head: one query range for the group.
-    const typename Scores::Head first = Scores::head(p, b, hk * group);
+    const Mask<C> first(p, b, hk * group, 0, kBlockM);
     int mBegin, mEnd;
-    Scores::queryRange(p, first, n0, kBlockN, mBegin, mEnd);
+    first.queryRange(p, n0, kBlockN, mBegin, mEnd);
     const int tileBegin = mBegin / kBlockM;
     const int numTiles =
         mEnd > mBegin ? (mEnd + kBlockM - 1) / kBlockM - tileBegin : 0;
@@ -254,7 +257,7 @@ template <class C> struct FlashBackwardKV {
       }
 
       const int m0 = stepRow(t);
-      const typename Scores::Head hd = Scores::head(p, b, stepHead(t));
+      const Mask<C> mask(p, b, stepHead(t), m0, kBlockM);
       float s[kSTiles][4], dp[kSTiles][4];
 #pragma unroll
       for (int j = 0; j < kSTiles; ++j)
@@ -290,8 +293,8 @@ template <class C> struct FlashBackwardKV {
       }
 
       // P and dS, element by element; keys are rows, queries columns.
-      const bool indexed = Scores::kAlwaysIndexed ||
-                           !Scores::tileIsFull(p, hd, m0, kBlockM, n0, kBlockN);
+      const bool indexed = Mask<C>::kAlwaysElementwise ||
+                           !Scores::tileIsFull(p, mask, kBlockM, n0, kBlockN);
       const float *lse = sLse + stage * kBlockM, *delta = sDelta + stage * kBlockM;
 #pragma unroll
       for (int j = 0; j < kSTiles; ++j)
@@ -301,10 +304,10 @@ template <class C> struct FlashBackwardKV {
           const int col = wd * kQCols + j * 8 + (lane % 4) * 2 + e % 2;
           const float lseLog2 = lse[col] * kLog2e;
           if (indexed)
-            Scores::template apply<true, true>(p, hd, m0 + col, key, lseLog2,
+            Scores::template apply<true, true>(p, mask, m0 + col, key, lseLog2,
                                                delta[col], s[j][e], dp[j][e]);
           else
-            Scores::template apply<false, true>(p, hd, m0 + col, key, lseLog2,
+            Scores::template apply<false, true>(p, mask, m0 + col, key, lseLog2,
                                                 delta[col], s[j][e], dp[j][e]);
         }
       // dS^T (and P^T) to shared memory, [keys][queries].
@@ -344,7 +347,7 @@ template <class C> struct FlashBackwardKV {
 
       // dQ / scale += dS K, added to the f32 sum.
       if (p.dq_accum) {
-        const i64 row0 = (static_cast<i64>(b) * p.heads_q + hd.h) * p.seq_q;
+        const i64 row0 = (static_cast<i64>(b) * p.heads_q + mask.h) * p.seq_q;
 #pragma unroll 1
         for (int c = 0; c < kDqTiles; c += kDqChunk) {
           float dq[kDqMTiles][kDqChunk][4];
@@ -417,7 +420,7 @@ template <class C> struct FlashBackwardQ {
   using Tiles = BackwardTiles<C>;
   static constexpr int kBlockM = C::kBlockM;
   // Key tiles of 16 over head dim 128: dQ and the operands of several key
-  // steps would not fit in registers (BackwardTile::dqBlockN).
+  // steps would not fit in registers (dqBlockN in KernelVariants.cpp).
   static constexpr int kBlockN = (C::kHeadDimQK + 15) / 16 * 16 > 128 ? 16 : C::kBlockN;
   static constexpr int kNumWarps = kBlockM / 16; // 16 query rows each
   static constexpr int kThreads = kNumWarps * 32;
@@ -435,6 +438,8 @@ template <class C> struct FlashBackwardQ {
 
   static __device__ void run(const FlashBwdParams &p, char *smemRaw) {
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    // A block of queries of one (batch, query head). (A TileSchedule decode
+    // here cost 40 registers and spilled.)
     const int m0 = blockIdx.x * kBlockM, h = blockIdx.y, b = blockIdx.z;
     const int hk = h / (p.heads_q / p.heads_kv);
 
@@ -451,11 +456,10 @@ template <class C> struct FlashBackwardQ {
           sV + st * kElemsV);
     }
 
-    const typename Scores::Head hd = Scores::head(p, b, h);
-    int nBegin, nEnd;
-    Scores::keyRange(p, hd, m0, kBlockM, nBegin, nEnd);
-    const int tileBegin = nBegin / kBlockN;
-    const int numTiles = nEnd > nBegin ? (nEnd + kBlockN - 1) / kBlockN - tileBegin : 0;
+    const Mask<C> mask(p, b, h, m0, kBlockM);
+    int tileBegin, tileEnd;
+    mask.keyTiles(p, kBlockN, 0, 1, tileBegin, tileEnd);
+    const int numTiles = tileEnd - tileBegin;
 
     loadTile<PaddedLayout<kStrideQK>, kBlockM, C::kHeadDimQK, kThreads>(
         sharedAddress(sQ),
@@ -475,10 +479,10 @@ template <class C> struct FlashBackwardQ {
       const int n0 = (tileBegin + i) * kBlockN;
       loadTile<PaddedLayout<kStrideQK>, kBlockN, C::kHeadDimQK, kThreads>(
           sharedAddress(sK + stage * kElemsK), k + static_cast<i64>(n0) * p.k_strides[2],
-          p.k_strides[2], hd.kvEnd - n0, C::kHeadDimQK);
+          p.k_strides[2], mask.kvEnd - n0, C::kHeadDimQK);
       loadTile<PaddedLayout<kStrideV>, kBlockN, C::kHeadDimV, kThreads>(
           sharedAddress(sV + stage * kElemsV), v + static_cast<i64>(n0) * p.v_strides[2],
-          p.v_strides[2], hd.kvEnd - n0, C::kHeadDimV);
+          p.v_strides[2], mask.kvEnd - n0, C::kHeadDimV);
     };
 
     // The logsumexp (base 2) and D of the lane's two rows.
@@ -555,8 +559,8 @@ template <class C> struct FlashBackwardQ {
           Ops::mma(dp[j + 1], a, bf[2], bf[3]);
         }
       }
-      const bool indexed = Scores::kAlwaysIndexed ||
-                           !Scores::tileIsFull(p, hd, m0, kBlockM, n0, kBlockN);
+      const bool indexed = Mask<C>::kAlwaysElementwise ||
+                           !Scores::tileIsFull(p, mask, kBlockM, n0, kBlockN);
 #pragma unroll
       for (int j = 0; j < kNTiles; ++j)
 #pragma unroll
@@ -565,10 +569,10 @@ template <class C> struct FlashBackwardQ {
           const int key = n0 + j * 8 + (lane % 4) * 2 + e % 2;
           // The K/V-stationary kernel writes the bias gradient.
           if (indexed)
-            Scores::template apply<true, false>(p, hd, q, key, lseLog2[e / 2],
+            Scores::template apply<true, false>(p, mask, q, key, lseLog2[e / 2],
                                                 delta[e / 2], s[j][e], dp[j][e]);
           else
-            Scores::template apply<false, false>(p, hd, q, key, lseLog2[e / 2],
+            Scores::template apply<false, false>(p, mask, q, key, lseLog2[e / 2],
                                                  delta[e / 2], s[j][e], dp[j][e]);
         }
       // dQ / scale += dS K, dS packed from its accumulators.

@@ -1,14 +1,15 @@
 //===- EmitFlashBackward.cpp - attn.flash_bwd to CUDA C++ -----------------===//
 //
-// The backward's translation unit binds typed constants into
-// kernels-templates/attn/<variant>/flash_bwd.cuh, prints the score_mod and
-// its derivative (the score_mod_grad region) as device functions with the
-// forward's printer, and defines the four entries the runtime launches.
+// The backward's translation unit binds typed constants into the header of
+// its backward variant (the table in attn/Runtime/KernelVariants.h), prints
+// the score_mod and its derivative (the score_mod_grad region) as device
+// functions with the forward's printer, and defines the four entries the
+// runtime launches.
 //
 //===----------------------------------------------------------------------===//
 
 #include "EmitHelpers.h"
-#include "attn/Target/Cuda/BackwardLayout.h"
+#include "attn/Runtime/KernelVariants.h"
 #include "attn/Target/Cuda/EmitCuda.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -48,15 +49,12 @@ std::string backwardKernelName(const ::attn::KernelSpec &spec) {
 
 } // namespace
 
-FailureOr<::attn::KernelSpec> mlir::attn::emitFlashBackwardKernel(FlashBwdOp op) {
+FailureOr<::attn::KernelSpec>
+mlir::attn::emitFlashBackwardKernel(FlashBwdOp op) {
   BackwardConfigAttr config = op.getConfigAttr();
   if (!config)
     return op.emitOpError()
            << "has no #attn.backward_config; run --attn-select-config first";
-  if (op.getTransposeK())
-    return op.emitOpError()
-           << "has transpose_k, which the backward kernels do not support "
-              "yet (the reference does); pass k as [batch, heads, seq, dim]";
   MaskAttr mask = op.getMaskOrEmpty();
   RankedTensorType q = op.getQ().getType(), k = op.getK().getType(),
                    v = op.getV().getType();
@@ -77,20 +75,17 @@ FailureOr<::attn::KernelSpec> mlir::attn::emitFlashBackwardKernel(FlashBwdOp op)
   spec.headDimV = v.getDimSize(3);
   spec.headsQ = q.getDimSize(1);
   spec.headsKV = k.getDimSize(1);
-  BackwardTile tile{spec.blockM,    spec.blockN,    spec.numWarps,
-                    spec.stages,    spec.headDimQK, spec.headDimV};
-  if (spec.headDimQK % 8 || spec.headDimV % 8 ||
-      spec.headDimQK > kMaxHeadDim || spec.headDimV > kMaxHeadDim)
-    return op.emitOpError() << "head dims " << spec.headDimQK << "/"
-                            << spec.headDimV
-                            << " are not supported by the backward kernels "
-                               "(multiples of 8 up to "
-                            << kMaxHeadDim << ")";
-  if (!backwardSplitsHeadDims(tile))
-    return op.emitOpError()
-           << "config splits head dims " << spec.headDimQK << "/"
-           << spec.headDimV << " over " << config.getWarpsPerKeyTile()
-           << " warps per 16 keys, which does not give whole 8-column tiles";
+  spec.transposeK = op.getTransposeK();
+  // The op's verifier checked the operands and tiles against the variant's
+  // rules (KernelVariants.h); its model sizes the kernels.
+  const ::attn::BackwardKernelVariant *variant =
+      ::attn::findBackwardKernelVariant(spec.variant);
+  if (!variant)
+    return op.emitOpError() << "has unknown backward variant " << spec.variant;
+  ::attn::TileConfig tiles{spec.blockM, spec.blockN, spec.numWarps,
+                           spec.stages};
+  ::attn::OperandShape shape{spec.headDimQK, spec.headDimV, spec.transposeK,
+                             false, false};
   spec.causal = mask.getCausal();
   spec.bottomRight = mask.getBottomRight();
   spec.window = mask.hasWindow();
@@ -108,35 +103,34 @@ FailureOr<::attn::KernelSpec> mlir::attn::emitFlashBackwardKernel(FlashBwdOp op)
     spec.biasElement = *biasElement;
   }
   spec.scoreMod = op.hasScoreMod();
+  spec.scoreModCaptures = static_cast<int>(op.getCaptures().size());
   spec.writesLse = false;
   spec.scale = op.getScale().convertToFloat();
   spec.batch = q.isDynamicDim(0) ? -1 : q.getDimSize(0);
   spec.seqQ = q.isDynamicDim(2) ? -1 : q.getDimSize(2);
   spec.seqKV = k.isDynamicDim(2) ? -1 : k.getDimSize(2);
-  spec.sharedBytes = backwardSharedBytes(tile);
-  spec.backwardDqSharedBytes = backwardDqSharedBytes(tile);
-  spec.backwardDqThreads = spec.blockM / 16 * 32;
+  spec.sharedBytes = variant->sharedBytes(tiles, shape);
+  spec.backwardDqSharedBytes = variant->dqSharedBytes(tiles, shape);
+  spec.backwardDqThreads = variant->dqThreads(tiles);
   spec.name = backwardKernelName(spec);
 
-  std::string scoreModBody = "    return score;\n";
-  std::string scoreModGradBody = "    return 1.f;\n";
-  if (spec.scoreMod) {
-    scoreModBody.clear();
-    scoreModGradBody.clear();
-    llvm::raw_string_ostream body(scoreModBody), grad(scoreModGradBody);
-    if (failed(printScoreModBody(op.getScoreMod(), body)) ||
-        failed(printScoreModBody(op.getScoreModGrad(), grad)))
-      return failure();
-  }
+  std::string functions;
+  llvm::raw_string_ostream functionStream(functions);
+  Region *scoreMod = spec.scoreMod ? &op.getScoreMod() : nullptr;
+  Region *scoreModGrad = spec.scoreMod ? &op.getScoreModGrad() : nullptr;
+  if (failed(printScoreModFunction(scoreMod, functionStream)))
+    return failure();
+  functionStream << "  // d scoreMod / d score (the score_mod_grad region).\n";
+  if (failed(printScoreModFunction(scoreModGrad, functionStream,
+                                   "scoreModGrad", "1.f")))
+    return failure();
 
-  const std::string signature =
-      "(float score, int b, int h, int q_idx, int kv_idx) {\n";
   llvm::raw_string_ostream os(spec.source);
   os << "// Generated by attn from " << op.getLoc() << "\n"
      << "// " << spec.name << ": " << spec.threads << " threads, "
      << spec.sharedBytes << " bytes of shared memory (dQ kernel: "
      << spec.backwardDqThreads << ", " << spec.backwardDqSharedBytes << ")\n"
-     << "#include \"attn/" << spec.variant << "/flash_bwd.cuh\"\n\n"
+     << "#include \"" << variant->header << "\"\n\n"
      << "namespace {\n"
      << "struct Config {\n"
      << "  using Element = " << templateElement(spec.element) << ";\n"
@@ -155,18 +149,14 @@ FailureOr<::attn::KernelSpec> mlir::attn::emitFlashBackwardKernel(FlashBwdOp op)
      << "  static constexpr bool kBias = " << boolText(spec.bias) << ";\n"
      << "  static constexpr bool kBiasGrad = " << boolText(spec.biasGrad) << ";\n"
      << "  static constexpr bool kScoreMod = " << boolText(spec.scoreMod) << ";\n"
-     << "  static __device__ __forceinline__ float scoreMod" << signature
-     << scoreModBody << "  }\n"
-     << "  // d scoreMod / d score (the score_mod_grad region).\n"
-     << "  static __device__ __forceinline__ float scoreModGrad" << signature
-     << scoreModGradBody << "  }\n"
+     << functions
      << "};\n"
-     << "using KV = attn::" << spec.variant << "::FlashBackwardKV<Config>;\n"
-     << "using Q = attn::" << spec.variant << "::FlashBackwardQ<Config>;\n"
+     << "using KV = " << variant->kvTemplate << "<Config>;\n"
+     << "using Q = " << variant->dqTemplate << "<Config>;\n"
      << "static_assert(KV::kSharedBytes == " << spec.sharedBytes
      << " && Q::kSharedBytes == " << spec.backwardDqSharedBytes
      << " && Q::kThreads == " << spec.backwardDqThreads
-     << ", \"resource model (BackwardLayout.h) and template disagree\");\n"
+     << ", \"resource model (KernelVariants.cpp) and template disagree\");\n"
      << "} // namespace\n\n"
      << "// dK, dV (and dbias; dQ with atomics) of a block of keys. One block\n"
      << "// per SM is enough: without it ptxas may cap registers for occupancy\n"

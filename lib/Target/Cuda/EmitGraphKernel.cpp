@@ -44,8 +44,23 @@ FailureOr<Shape4> rank4Shape(Operation *op, Type type, StringRef what) {
   return shape;
 }
 
+/// The element count, for shapes that checkElementCount accepted.
 int64_t numElements(const Shape4 &shape) {
   return shape[0] * shape[1] * shape[2] * shape[3];
+}
+
+/// Each extent fits 32 bits (the verifiers), but four of them can overflow
+/// the 64-bit element count (a grid of 0 blocks, once): reports on `op` and
+/// fails where the count of `what` does not fit.
+LogicalResult checkElementCount(Operation *op, const Shape4 &shape,
+                                StringRef what) {
+  int64_t count = 1;
+  for (int64_t extent : shape)
+    if (__builtin_mul_overflow(count, extent, &count))
+      return op->emitOpError()
+             << what << " has more than 2^63 elements; a graph-op kernel "
+             << "indexes them with 64-bit integers";
+  return success();
 }
 
 std::string shapeName(const Shape4 &shape) {
@@ -151,17 +166,14 @@ FailureOr<Emission> emitMask(MaskOp mask, const Shape4 &shape) {
 }
 
 FailureOr<Emission> emitScoreMod(ScoreModOp scoreMod, const Shape4 &shape) {
-  std::string body;
-  llvm::raw_string_ostream os(body);
-  if (failed(printScoreModBody(scoreMod.getBody(), os)))
+  std::string extra;
+  llvm::raw_string_ostream os(extra);
+  if (failed(printScoreModFunction(&scoreMod.getBody(), os)))
     return failure();
-  std::string extra =
-      "  static __device__ __forceinline__ float scoreMod(float score, int b, "
-      "int h, int q_idx, int kv_idx) {\n" +
-      body + "  }\n";
+  // The captures are the kernel's inputs after the scores (contiguous).
   return emitMap(scoreMod, shape,
-                 "    return scoreMod(x, int(idx[0]), int(idx[1]), "
-                 "int(idx[2]), int(idx[3]));\n",
+                 "    return scoreMod(x, idx[0], idx[1], idx[2], idx[3], "
+                 "p.in + 1);\n",
                  extra);
 }
 
@@ -243,7 +255,8 @@ FailureOr<::attn::KernelSpec> mlir::attn::emitGraphKernel(KernelOp op) {
   Operation *payload = op.getPayload();
   FailureOr<Shape4> outShape =
       rank4Shape(op, op.getResult().getType(), "the result");
-  if (failed(outShape))
+  if (failed(outShape) ||
+      failed(checkElementCount(op, *outShape, "the result")))
     return failure();
   ::attn::KernelSpec spec;
   spec.kind = ::attn::KernelKind::GraphOp;
@@ -252,7 +265,8 @@ FailureOr<::attn::KernelSpec> mlir::attn::emitGraphKernel(KernelOp op) {
   for (auto [i, input] : llvm::enumerate(op.getInputs())) {
     FailureOr<Shape4> shape =
         rank4Shape(op, input.getType(), "input " + std::to_string(i));
-    if (failed(shape))
+    if (failed(shape) || failed(checkElementCount(
+                             op, *shape, "input " + std::to_string(i))))
       return failure();
     spec.inputShapes.push_back(*shape);
   }

@@ -1,8 +1,8 @@
 //===- EmitHelpers.h - What the CUDA emitters share -------------*- C++ -*-===//
 //
-// Private to MLIRAttnTargetCuda: the flash emitter (EmitCuda.cpp) and the
-// graph-op emitter (EmitGraphKernel.cpp) print literals, element types and
-// score_mod bodies the same way.
+// Private to MLIRAttnTargetCuda: the flash emitters (EmitCuda.cpp,
+// EmitFlashBackward.cpp) and the graph-op emitter (EmitGraphKernel.cpp)
+// print literals, element types and score_mod bodies the same way.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,10 +22,15 @@ namespace mlir::attn::detail {
 /// A float literal that round-trips exactly, as a bit pattern.
 std::string floatLiteral(APFloat value);
 
-/// Prints the ops of a score_mod region as the C++ statements of a function
-/// of (float score, int b, int h, int q_idx, int kv_idx) returning float.
+/// Prints the static member function `name`(float score, long long b,
+/// long long h, long long q_idx, long long kv_idx, const void *const
+/// *captures) of an emitted Config: the ops of a score_mod `region`
+/// (captures[i] points to its capture i), or, without one, a function that
+/// returns `identity` (the score; 1.f for the derivative of the identity).
 /// Reports ops and types the GPU cannot run on the op and fails.
-LogicalResult printScoreModBody(Region &region, raw_ostream &os);
+LogicalResult printScoreModFunction(Region *region, raw_ostream &os,
+                                    StringRef name = "scoreMod",
+                                    StringRef identity = "score");
 
 /// The element type of a tensor the kernels read or write, or an error on
 /// `op`.

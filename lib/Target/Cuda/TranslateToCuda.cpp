@@ -1,10 +1,8 @@
 //===- TranslateToCuda.cpp - The --attn-to-cuda translation ---------------===//
 
-#include "attn/Dialect/Attn/IR/AttnDialect.h"
+#include "attn/Support/Dialects.h"
 #include "attn/Target/Cuda/EmitCuda.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 
@@ -44,8 +42,5 @@ void mlir::attn::registerToCudaTranslation() {
                     "or --attn-lower-unfused first";
         return success();
       },
-      [](DialectRegistry &registry) {
-        registry.insert<AttnDialect, arith::ArithDialect, func::FuncDialect,
-                        math::MathDialect, tensor::TensorDialect>();
-      });
+      [](DialectRegistry &registry) { registerAttnDialects(registry); });
 }

@@ -208,7 +208,7 @@ func.func @f(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x1x8x16xbf16>, %v: tensor<1x
 // -----
 
 func.func @f(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x1x8x16xbf16>, %v: tensor<1x1x8x16xbf16>, %o: tensor<1x2x8x16xbf16>, %do: tensor<1x2x8x16xbf16>, %lse: tensor<1x2x8xf32>) {
-  // expected-error @+1 {{score_mod_grad region must take the arguments of the score_mod region (score, b, h, q_idx, kv_idx)}}
+  // expected-error @+1 {{score_mod_grad region must take the arguments of the score_mod region (score, b, h, q_idx, kv_idx, then one per capture)}}
   %r0, %r1, %r2 = attn.flash_bwd %q, %k, %v, %o, %do, %lse {scale = 1.0 : f32} score_mod {
     ^bb0(%x: f32, %b: index, %h: index, %i: index, %j: index):
       attn.yield %x : f32
@@ -232,5 +232,140 @@ func.func @f(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x1x8x16xbf16>, %v: tensor<1x
       attn.yield %x, %x : f32, f32
   }
       : tensor<1x2x8x16xbf16>, tensor<1x1x8x16xbf16>, tensor<1x1x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8xf32> -> tensor<1x2x8x16xbf16>, tensor<1x1x8x16xbf16>, tensor<1x1x8x16xbf16>
+  return
+}
+
+// -----
+
+func.func @f(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x1x8x16xbf16>, %v: tensor<1x1x8x16xbf16>, %o: tensor<1x2x8x16xbf16>, %do: tensor<1x2x8x16xbf16>, %lse: tensor<1x2x8xf32>) {
+  // expected-error @+1 {{score_mod_grad region must end in attn.yield of one f32 (the derivative)}}
+  %r0, %r1, %r2 = attn.flash_bwd %q, %k, %v, %o, %do, %lse {scale = 1.0 : f32} score_mod {
+    ^bb0(%x: f32, %b: index, %h: index, %i: index, %j: index):
+      attn.yield %x : f32
+  } score_mod_grad {
+    ^bb0(%x: f32, %b: index, %h: index, %i: index, %j: index):
+  }
+      : tensor<1x2x8x16xbf16>, tensor<1x1x8x16xbf16>, tensor<1x1x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8xf32> -> tensor<1x2x8x16xbf16>, tensor<1x1x8x16xbf16>, tensor<1x1x8x16xbf16>
+  return
+}
+
+// -----
+
+// The derivative region holds the ops of the score_mod table too.
+func.func @f(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x1x8x16xbf16>, %v: tensor<1x1x8x16xbf16>, %o: tensor<1x2x8x16xbf16>, %do: tensor<1x2x8x16xbf16>, %lse: tensor<1x2x8xf32>) {
+  %r0, %r1, %r2 = attn.flash_bwd %q, %k, %v, %o, %do, %lse {scale = 1.0 : f32} score_mod {
+    ^bb0(%x: f32, %b: index, %h: index, %i: index, %j: index):
+      attn.yield %x : f32
+  } score_mod_grad {
+    ^bb0(%x: f32, %b: index, %h: index, %i: index, %j: index):
+      // expected-error @+1 {{'math.sincos' op is not supported in a score_mod}}
+      %s, %c = math.sincos %x : f32
+      attn.yield %s : f32
+  }
+      : tensor<1x2x8x16xbf16>, tensor<1x1x8x16xbf16>, tensor<1x1x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8xf32> -> tensor<1x2x8x16xbf16>, tensor<1x1x8x16xbf16>, tensor<1x1x8x16xbf16>
+  return
+}
+
+// -----
+
+func.func @f(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x1x8x16xbf16>, %v: tensor<1x1x8x16xbf16>, %o: tensor<1x2x8x16xbf16>, %do: tensor<1x2x8x16xbf16>, %lse: tensor<1x2x8xf32>, %c: tensor<2xf32>) {
+  // expected-error @+1 {{has score_mod captures but no score_mod region}}
+  %r0, %r1, %r2 = attn.flash_bwd %q, %k, %v, %o, %do, %lse captures(%c : tensor<2xf32>) {scale = 1.0 : f32}
+      : tensor<1x2x8x16xbf16>, tensor<1x1x8x16xbf16>, tensor<1x1x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8xf32> -> tensor<1x2x8x16xbf16>, tensor<1x1x8x16xbf16>, tensor<1x1x8x16xbf16>
+  return
+}
+
+// -----
+
+func.func @f(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x1x8x16xbf16>, %v: tensor<1x1x8x16xbf16>, %o: tensor<1x2x8x16xbf16>, %do: tensor<1x2x8x16xbf16>, %lse: tensor<1x2x8xf32>, %c: tensor<2xf64>) {
+  // expected-error @+1 {{score_mod capture 0 has element type 'f64'; captures hold f32, f16, bf16, i1, i32 or i64}}
+  %r0, %r1, %r2 = attn.flash_bwd %q, %k, %v, %o, %do, %lse captures(%c : tensor<2xf64>) {scale = 1.0 : f32} score_mod {
+    ^bb0(%x: f32, %b: index, %h: index, %i: index, %j: index, %t: tensor<2xf64>):
+      attn.yield %x : f32
+  } score_mod_grad {
+    ^bb0(%x: f32, %b: index, %h: index, %i: index, %j: index, %t: tensor<2xf64>):
+      attn.yield %x : f32
+  }
+      : tensor<1x2x8x16xbf16>, tensor<1x1x8x16xbf16>, tensor<1x1x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8xf32> -> tensor<1x2x8x16xbf16>, tensor<1x1x8x16xbf16>, tensor<1x1x8x16xbf16>
+  return
+}
+
+// -----
+
+func.func @f(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x1x8x16xbf16>, %v: tensor<1x1x8x16xbf16>, %o: tensor<1x2x8x16xbf16>, %do: tensor<1x2x8x16xbf16>, %lse: tensor<1x2x8xf32>, %c: tensor<2xf32>) {
+  // expected-error @+1 {{score_mod argument 5 must be 'tensor<2xf32>' (the type of capture 0), got 'tensor<3xf32>'}}
+  %r0, %r1, %r2 = attn.flash_bwd %q, %k, %v, %o, %do, %lse captures(%c : tensor<2xf32>) {scale = 1.0 : f32} score_mod {
+    ^bb0(%x: f32, %b: index, %h: index, %i: index, %j: index, %t: tensor<3xf32>):
+      attn.yield %x : f32
+  } score_mod_grad {
+    ^bb0(%x: f32, %b: index, %h: index, %i: index, %j: index, %t: tensor<3xf32>):
+      attn.yield %x : f32
+  }
+      : tensor<1x2x8x16xbf16>, tensor<1x1x8x16xbf16>, tensor<1x1x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8xf32> -> tensor<1x2x8x16xbf16>, tensor<1x1x8x16xbf16>, tensor<1x1x8x16xbf16>
+  return
+}
+
+// -----
+
+func.func @f(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x0x8x16xbf16>, %v: tensor<1x0x8x16xbf16>, %o: tensor<1x2x8x16xbf16>, %do: tensor<1x2x8x16xbf16>, %lse: tensor<1x2x8xf32>) {
+  // expected-error @+1 {{'k' dimension 1 (heads) is 0; extents must be between 1 and 2147483647}}
+  %r0, %r1, %r2 = attn.flash_bwd %q, %k, %v, %o, %do, %lse {scale = 1.0 : f32}
+      : tensor<1x2x8x16xbf16>, tensor<1x0x8x16xbf16>, tensor<1x0x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8xf32> -> tensor<1x2x8x16xbf16>, tensor<1x0x8x16xbf16>, tensor<1x0x8x16xbf16>
+  return
+}
+
+// -----
+
+func.func @f(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x1x8x16xbf16>, %v: tensor<1x1x8x16xbf16>, %o: tensor<1x2x8x16xbf16>, %do: tensor<1x2x8x16xbf16>, %lse: tensor<1x2x4294967297xf32>) {
+  // expected-error @+1 {{'lse' dimension 2 is 4294967297; extents must be between 1 and 2147483647}}
+  %r0, %r1, %r2 = attn.flash_bwd %q, %k, %v, %o, %do, %lse {scale = 1.0 : f32}
+      : tensor<1x2x8x16xbf16>, tensor<1x1x8x16xbf16>, tensor<1x1x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x4294967297xf32> -> tensor<1x2x8x16xbf16>, tensor<1x1x8x16xbf16>, tensor<1x1x8x16xbf16>
+  return
+}
+
+// -----
+
+func.func @f(%q: tensor<1x2x8x?xbf16>, %k: tensor<1x1x8x?xbf16>, %v: tensor<1x1x8x16xbf16>, %o: tensor<1x2x8x16xbf16>, %do: tensor<1x2x8x16xbf16>, %lse: tensor<1x2x8xf32>) {
+  // expected-error @+1 {{head dim (dimension 3) of 'q' must be static}}
+  %r0, %r1, %r2 = attn.flash_bwd %q, %k, %v, %o, %do, %lse {scale = 1.0 : f32}
+      : tensor<1x2x8x?xbf16>, tensor<1x1x8x?xbf16>, tensor<1x1x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8xf32> -> tensor<1x2x8x?xbf16>, tensor<1x1x8x?xbf16>, tensor<1x1x8x16xbf16>
+  return
+}
+
+// -----
+
+// A configured backward: the variant's rules (KernelVariants.h) on the
+// operands.
+func.func @transposed(%q: tensor<1x1x64x64xbf16>, %o: tensor<1x1x64x64xbf16>, %lse: tensor<1x1x64xf32>) {
+  // expected-error @+1 {{backward variant sm80 needs an untransposed k ([batch, heads, seq, dim]; the reference evaluates a transposed one)}}
+  %dq, %dk, %dv = attn.flash_bwd %q, %q, %q, %o, %o, %lse {scale = 0.125 : f32, transpose_k,
+      config = #attn.backward_config<variant = "sm80", block_m = 64, block_n = 64, num_warps = 4, stages = 2>}
+      : tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>,
+        tensor<1x1x64x64xbf16>, tensor<1x1x64xf32>
+      -> tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>
+  return
+}
+
+// -----
+
+func.func @head_dim(%q: tensor<1x1x64x60xbf16>, %v: tensor<1x1x64x64xbf16>, %lse: tensor<1x1x64xf32>) {
+  // expected-error @+1 {{backward variant sm80 needs head dims that are multiples of 8 up to 256, got 60/64}}
+  %dq, %dk, %dv = attn.flash_bwd %q, %q, %v, %v, %v, %lse {scale = 0.125 : f32,
+      config = #attn.backward_config<variant = "sm80", block_m = 64, block_n = 64, num_warps = 4, stages = 2>}
+      : tensor<1x1x64x60xbf16>, tensor<1x1x64x60xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>,
+        tensor<1x1x64x64xbf16>, tensor<1x1x64xf32>
+      -> tensor<1x1x64x60xbf16>, tensor<1x1x64x60xbf16>, tensor<1x1x64x64xbf16>
+  return
+}
+
+// -----
+
+func.func @split(%q: tensor<1x1x64x40xbf16>, %lse: tensor<1x1x64xf32>) {
+  // expected-error @+1 {{the config splits head dims 40/40 over 4 warps per 16 keys, which does not give whole 8-column tiles}}
+  %dq, %dk, %dv = attn.flash_bwd %q, %q, %q, %q, %q, %lse {scale = 0.125 : f32,
+      config = #attn.backward_config<variant = "sm80", block_m = 64, block_n = 32, num_warps = 8, stages = 2>}
+      : tensor<1x1x64x40xbf16>, tensor<1x1x64x40xbf16>, tensor<1x1x64x40xbf16>, tensor<1x1x64x40xbf16>,
+        tensor<1x1x64x40xbf16>, tensor<1x1x64xf32>
+      -> tensor<1x1x64x40xbf16>, tensor<1x1x64x40xbf16>, tensor<1x1x64x40xbf16>
   return
 }

@@ -157,7 +157,7 @@ func.func @score_mod_signature(%q: tensor<1x1x8x64xbf16>, %k: tensor<1x1x8x64xbf
 // -----
 
 func.func @sm90_head_dim(%q: tensor<1x1x8x96xbf16>, %k: tensor<1x1x8x96xbf16>, %v: tensor<1x1x8x96xbf16>) -> tensor<1x1x8x96xbf16> {
-  // expected-error @+1 {{variant sm90 needs head dims that are multiples of 64 and an untransposed k, got 96/96}}
+  // expected-error @+1 {{variant sm90 needs head dims that are multiples of 64 up to 256, got 96/96}}
   %o = attn.flash %q, %k, %v {scale = 1.0 : f32, config = #attn.config<variant = "sm90", block_m = 128, block_n = 128, num_warps = 8, stages = 2>} : tensor<1x1x8x96xbf16>, tensor<1x1x8x96xbf16>, tensor<1x1x8x96xbf16> -> tensor<1x1x8x96xbf16>
   return %o : tensor<1x1x8x96xbf16>
 }
@@ -165,7 +165,36 @@ func.func @sm90_head_dim(%q: tensor<1x1x8x96xbf16>, %k: tensor<1x1x8x96xbf16>, %
 // -----
 
 func.func @sm90_transposed_k(%q: tensor<1x1x8x64xbf16>, %k: tensor<1x1x64x8xbf16>, %v: tensor<1x1x8x64xbf16>) -> tensor<1x1x8x64xbf16> {
-  // expected-error @+1 {{variant sm90 needs head dims that are multiples of 64 and an untransposed k, got 64/64 with transpose_k}}
+  // expected-error @+1 {{variant sm90 needs an untransposed k (K^T tiles would need MN-major wgmma operands)}}
   %o = attn.flash %q, %k, %v {scale = 1.0 : f32, transpose_k, config = #attn.config<variant = "sm90", block_m = 128, block_n = 128, num_warps = 8, stages = 2>} : tensor<1x1x8x64xbf16>, tensor<1x1x64x8xbf16>, tensor<1x1x8x64xbf16> -> tensor<1x1x8x64xbf16>
+  return %o : tensor<1x1x8x64xbf16>
+}
+
+// -----
+
+func.func @sm90ws_transposed_k(%q: tensor<1x1x8x64xbf16>, %k: tensor<1x1x64x8xbf16>, %v: tensor<1x1x8x64xbf16>) -> tensor<1x1x8x64xbf16> {
+  // expected-error @+1 {{variant sm90ws needs an untransposed k (K^T tiles would need MN-major wgmma operands)}}
+  %o = attn.flash %q, %k, %v {scale = 1.0 : f32, transpose_k, config = #attn.config<variant = "sm90ws", block_m = 128, block_n = 128, num_warps = 12, stages = 2>} : tensor<1x1x8x64xbf16>, tensor<1x1x64x8xbf16>, tensor<1x1x8x64xbf16> -> tensor<1x1x8x64xbf16>
+  return %o : tensor<1x1x8x64xbf16>
+}
+
+// -----
+
+func.func @captures_without_score_mod(%q: tensor<1x1x8x64xbf16>, %k: tensor<1x1x8x64xbf16>, %v: tensor<1x1x8x64xbf16>, %t: tensor<4xf32>) -> tensor<1x1x8x64xbf16> {
+  // expected-error @+1 {{has score_mod captures but no score_mod region}}
+  %o = attn.flash %q, %k, %v captures(%t : tensor<4xf32>) {scale = 1.0 : f32} : tensor<1x1x8x64xbf16>, tensor<1x1x8x64xbf16>, tensor<1x1x8x64xbf16> -> tensor<1x1x8x64xbf16>
+  return %o : tensor<1x1x8x64xbf16>
+}
+
+// -----
+
+func.func @flash_unsupported_op(%q: tensor<1x1x8x64xbf16>, %k: tensor<1x1x8x64xbf16>, %v: tensor<1x1x8x64xbf16>) -> tensor<1x1x8x64xbf16> {
+  %o = attn.flash %q, %k, %v {scale = 1.0 : f32} score_mod {
+  ^bb0(%x: f32, %b: index, %h: index, %i: index, %j: index):
+    // expected-error @+1 {{'arith.extf' op computes on 'f64'; a score_mod computes on i1, i32, i64, index and f32}}
+    %d = arith.extf %x : f32 to f64
+    %y = arith.truncf %d : f64 to f32
+    attn.yield %y : f32
+  } : tensor<1x1x8x64xbf16>, tensor<1x1x8x64xbf16>, tensor<1x1x8x64xbf16> -> tensor<1x1x8x64xbf16>
   return %o : tensor<1x1x8x64xbf16>
 }

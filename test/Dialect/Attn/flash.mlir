@@ -42,3 +42,18 @@ func.func @transposed_k_dynamic_sizes(%q: tensor<?x2x?x64xf16>, %kt: tensor<?x1x
   %o = attn.flash %q, %kt, %v {scale = 1.0 : f32, transpose_k} : tensor<?x2x?x64xf16>, tensor<?x1x64x?xf16>, tensor<?x1x?x64xf16> -> tensor<?x2x?x64xf16>
   return %o : tensor<?x2x?x64xf16>
 }
+
+// Captures of the score_mod.
+// CHECK-LABEL: func @score_mod_captures
+// CHECK: attn.flash %{{.*}}, %{{.*}}, %{{.*}} captures(%{{.*}} : tensor<4xf32>) {scale = 1.250000e-01 : f32} score_mod {
+// CHECK: ^bb0(%{{.*}}: f32, %{{.*}}: index, %[[H:.*]]: index, %{{.*}}: index, %{{.*}}: index, %[[BIAS:.*]]: tensor<4xf32>):
+// CHECK: tensor.extract %[[BIAS]][%[[H]]] : tensor<4xf32>
+func.func @score_mod_captures(%q: tensor<2x4x64x64xbf16>, %k: tensor<2x2x64x64xbf16>, %v: tensor<2x2x64x64xbf16>, %bias: tensor<4xf32>) -> tensor<2x4x64x64xbf16> {
+  %o = attn.flash %q, %k, %v captures(%bias : tensor<4xf32>) {scale = 0.125 : f32} score_mod {
+  ^bb0(%x: f32, %b: index, %h: index, %i: index, %j: index, %bias_t: tensor<4xf32>):
+    %hb = tensor.extract %bias_t[%h] : tensor<4xf32>
+    %y = arith.addf %x, %hb : f32
+    attn.yield %y : f32
+  } : tensor<2x4x64x64xbf16>, tensor<2x2x64x64xbf16>, tensor<2x2x64x64xbf16> -> tensor<2x4x64x64xbf16>
+  return %o : tensor<2x4x64x64xbf16>
+}

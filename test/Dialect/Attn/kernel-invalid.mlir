@@ -93,3 +93,42 @@ func.func @isolated(%s: tensor<1x1x8x8xf32>) -> tensor<1x1x8x8xf32> {
   }
   return %m : tensor<1x1x8x8xf32>
 }
+
+// -----
+
+// The kernel passes its inputs to the op by position: a body that swapped
+// them was emitted with the shapes of one and run on the other.
+func.func @operands_out_of_order(%a: tensor<1x1x8x16xf32>, %b: tensor<1x1x16x8xf32>) -> tensor<1x1x16x16xf32> {
+  // expected-error @+1 {{operand 0 of 'attn.matmul' must be body argument 0 (the kernel passes its inputs in order)}}
+  %m = attn.kernel "matmul"(%a, %b) : (tensor<1x1x8x16xf32>, tensor<1x1x16x8xf32>) -> tensor<1x1x16x16xf32> {
+  ^bb0(%x: tensor<1x1x8x16xf32>, %y: tensor<1x1x16x8xf32>):
+    %r = attn.matmul %y, %x : tensor<1x1x16x8xf32>, tensor<1x1x8x16xf32> -> tensor<1x1x16x16xf32>
+    attn.yield %r : tensor<1x1x16x16xf32>
+  }
+  return %m : tensor<1x1x16x16xf32>
+}
+
+// -----
+
+func.func @operand_count(%a: tensor<1x1x8x8xf32>, %b: tensor<1x1x8x8xf32>) -> tensor<1x1x8x8xf32> {
+  // expected-error @+1 {{'attn.scale' has 1 operands for 2 inputs}}
+  %m = attn.kernel "scale"(%a, %b) : (tensor<1x1x8x8xf32>, tensor<1x1x8x8xf32>) -> tensor<1x1x8x8xf32> {
+  ^bb0(%x: tensor<1x1x8x8xf32>, %y: tensor<1x1x8x8xf32>):
+    %r = attn.scale %y {factor = 2.0 : f32} : tensor<1x1x8x8xf32>
+    attn.yield %r : tensor<1x1x8x8xf32>
+  }
+  return %m : tensor<1x1x8x8xf32>
+}
+
+// -----
+
+func.func @operand_from_the_body(%a: tensor<1x1x8x8xf32>) -> tensor<1x1x8x8xf32> {
+  // expected-error @+1 {{operand 0 of 'attn.scale' must be body argument 0}}
+  %m = attn.kernel "scale"(%a) : (tensor<1x1x8x8xf32>) -> tensor<1x1x8x8xf32> {
+  ^bb0(%x: tensor<1x1x8x8xf32>):
+    %c = arith.constant dense<1.0> : tensor<1x1x8x8xf32>
+    %r = attn.scale %c {factor = 2.0 : f32} : tensor<1x1x8x8xf32>
+    attn.yield %r : tensor<1x1x8x8xf32>
+  }
+  return %m : tensor<1x1x8x8xf32>
+}

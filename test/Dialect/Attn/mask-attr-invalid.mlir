@@ -27,3 +27,9 @@ func.func private @f() attributes {m = #attn.mask<bottom_right, key_padding>}
 
 // expected-error @+1 {{expected '['}}
 func.func private @f() attributes {m = #attn.mask<window = 4>}
+
+// -----
+
+// 2^32 was truncated to a window of 0 on the way to the kernel.
+// expected-error @+1 {{window bounds must be at most 2147483647, got [4294967296, 0]}}
+func.func private @f() attributes {m = #attn.mask<window = [4294967296, 0]>}

@@ -43,3 +43,51 @@ func.func @alibi(%s: tensor<2x8x128x128xf32>) -> tensor<2x8x128x128xf32> {
   } : tensor<2x8x128x128xf32>
   return %c : tensor<2x8x128x128xf32>
 }
+
+// Captures: tensors the function reads with tensor.extract, block arguments
+// after the five scalars (a bias per head and a table of relative
+// positions).
+// CHECK-LABEL: func @captures
+// CHECK: attn.score_mod %{{.*}} captures(%{{.*}}, %{{.*}} : tensor<8xf32>, tensor<255xbf16>) {
+// CHECK: ^bb0(%{{.*}}: f32, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %[[SLOPES:.*]]: tensor<8xf32>, %[[REL:.*]]: tensor<255xbf16>):
+// CHECK: tensor.extract %[[SLOPES]][%{{.*}}] : tensor<8xf32>
+// CHECK: tensor.extract %[[REL]][%{{.*}}] : tensor<255xbf16>
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK: } : tensor<2x8x128x128xf32>
+func.func @captures(%s: tensor<2x8x128x128xf32>, %slopes: tensor<8xf32>, %rel: tensor<255xbf16>) -> tensor<2x8x128x128xf32> {
+  %c = attn.score_mod %s captures(%slopes, %rel : tensor<8xf32>, tensor<255xbf16>) {
+  ^bb0(%x: f32, %b: index, %h: index, %i: index, %j: index, %slope_t: tensor<8xf32>, %rel_t: tensor<255xbf16>):
+    %slope = tensor.extract %slope_t[%h] : tensor<8xf32>
+    %off = arith.constant 127 : index
+    %d = arith.subi %i, %j : index
+    %k = arith.addi %d, %off : index
+    %r16 = tensor.extract %rel_t[%k] : tensor<255xbf16>
+    %r = arith.extf %r16 : bf16 to f32
+    %y0 = arith.mulf %slope, %r : f32
+    %y = arith.addf %x, %y0 : f32
+    attn.yield %y : f32
+  } : tensor<2x8x128x128xf32>
+  return %c : tensor<2x8x128x128xf32>
+}
+
+// Integer ops of every kind on i1, i32, i64 and index.
+// CHECK-LABEL: func @integer_ops
+// CHECK: arith.remui
+// CHECK: arith.shrsi
+// CHECK: arith.cmpi ult
+// CHECK: arith.extsi %{{.*}} : i1 to i32
+func.func @integer_ops(%s: tensor<1x1x8x8xf32>) -> tensor<1x1x8x8xf32> {
+  %c = attn.score_mod %s {
+  ^bb0(%x: f32, %b: index, %h: index, %i: index, %j: index):
+    %two = arith.constant 2 : index
+    %odd = arith.remui %j, %two : index
+    %w = arith.index_cast %odd : index to i64
+    %sh = arith.shrsi %w, %w : i64
+    %lt = arith.cmpi ult, %i, %j : index
+    %e = arith.extsi %lt : i1 to i32
+    %f = arith.sitofp %e : i32 to f32
+    %y = arith.addf %x, %f : f32
+    attn.yield %y : f32
+  } : tensor<1x1x8x8xf32>
+  return %c : tensor<1x1x8x8xf32>
+}

@@ -13,13 +13,13 @@
 // CHECK: static constexpr bool kBias = true;
 // CHECK-NEXT: static constexpr bool kBiasGrad = true;
 // CHECK-NEXT: static constexpr bool kScoreMod = true;
-// CHECK-NEXT: static __device__ __forceinline__ float scoreMod(float score, int b, int h, int q_idx, int kv_idx) {
+// CHECK-NEXT: static __device__ __forceinline__ float scoreMod(float score, long long b, long long h, long long q_idx, long long kv_idx, const void *const *captures) {
 // CHECK-NEXT: const float v0 = __int_as_float(0x41f00000u) /* 30 */;
 // CHECK-NEXT: const float v1 = (score / v0);
 // CHECK-NEXT: const float v2 = tanhf(v1);
 // CHECK-NEXT: const float v3 = (v2 * v0);
 // CHECK-NEXT: return v3;
-// CHECK: static __device__ __forceinline__ float scoreModGrad(float score, int b, int h, int q_idx, int kv_idx) {
+// CHECK: static __device__ __forceinline__ float scoreModGrad(float score, long long b, long long h, long long q_idx, long long kv_idx, const void *const *captures) {
 // CHECK: tanhf(
 // CHECK: return v{{[0-9]+}};
 // CHECK: using KV = attn::sm80::FlashBackwardKV<Config>;

@@ -39,18 +39,32 @@ func.func @too_many_heads(%a: tensor<70000x4x4xf32>) -> tensor<70000x4x4xf32> {
 
 // -----
 
-// A score_mod on 16-bit scores has no device form (the fused kernel's
-// score_mod sees f32).
+// A score_mod computes on f32 (and integers), not on 16-bit scores (the
+// fused kernel's score_mod sees f32).
 func.func @bf16_score_mod(%x: tensor<1x1x4x4xbf16>) -> tensor<1x1x4x4xbf16> {
   %y = attn.kernel "score_mod" in_place(%x) : (tensor<1x1x4x4xbf16>) -> tensor<1x1x4x4xbf16> {
   ^bb0(%a: tensor<1x1x4x4xbf16>):
     %b = attn.score_mod %a {
     ^bb0(%s: bf16, %i: index, %j: index, %k: index, %l: index):
-      // expected-error @+1 {{'arith.negf' op has result type 'bf16', which a score_mod cannot use on the GPU (f32, index, i1, i32 and i64 can)}}
+      // expected-error @+1 {{'arith.negf' op computes on 'bf16'; a score_mod computes on i1, i32, i64, index and f32}}
       %n = arith.negf %s : bf16
       attn.yield %n : bf16
     } : tensor<1x1x4x4xbf16>
     attn.yield %b : tensor<1x1x4x4xbf16>
   }
   return %y : tensor<1x1x4x4xbf16>
+}
+
+// -----
+
+// Four extents that each fit 32 bits overflow the 64-bit element count:
+// this was emitted with a grid of 0 blocks.
+func.func @elements_overflow(%x: tensor<65536x65536x65536x65536xf32>) -> tensor<65536x65536x65536x65536xf32> {
+  // expected-error @+1 {{'attn.kernel' op the result has more than 2^63 elements; a graph-op kernel indexes them with 64-bit integers}}
+  %y = attn.kernel "scale" in_place(%x) : (tensor<65536x65536x65536x65536xf32>) -> tensor<65536x65536x65536x65536xf32> {
+  ^bb0(%a: tensor<65536x65536x65536x65536xf32>):
+    %b = attn.scale %a {factor = 2.0 : f32} : tensor<65536x65536x65536x65536xf32>
+    attn.yield %b : tensor<65536x65536x65536x65536xf32>
+  }
+  return %y : tensor<65536x65536x65536x65536xf32>
 }

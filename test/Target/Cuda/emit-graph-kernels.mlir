@@ -26,9 +26,9 @@
 
 // The score_mod region becomes a device function over the indices.
 // CHECK: // attn_score_mod_f32_1x4x200x64: 256 threads, grid 50x1x1
-// CHECK: static __device__ __forceinline__ float scoreMod(float score, int b, int h, int q_idx, int kv_idx) {
+// CHECK: static __device__ __forceinline__ float scoreMod(float score, long long b, long long h, long long q_idx, long long kv_idx, const void *const *captures) {
 // CHECK: tanhf(
-// CHECK: return scoreMod(x, int(idx[0]), int(idx[1]), int(idx[2]), int(idx[3]));
+// CHECK: return scoreMod(x, idx[0], idx[1], idx[2], idx[3], p.in + 1);
 
 // The mask names its kinds and the operand slot of each mask operand.
 // CHECK: // attn_mask_f32_1x4x200x64_causalbr_window_padded_keep_bias: 256 threads, grid 50x1x1

@@ -2,11 +2,15 @@
 
 #include "attn/Dialect/Attn/IR/AttnAttrs.h"
 #include "attn/Dialect/Attn/IR/AttnDialect.h"
+#include "attn/Runtime/KernelVariants.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
+
+#include <cstdint>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::attn;
@@ -109,6 +113,11 @@ MaskAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
   if (windowLeft < -1 || windowRight < -1)
     return emitError() << "window bounds must be -1 (unbounded) or >= 0, got ["
                        << windowLeft << ", " << windowRight << "]";
+  // The kernels take the bounds as 32-bit integers.
+  constexpr int64_t maxBound = std::numeric_limits<int32_t>::max();
+  if (windowLeft > maxBound || windowRight > maxBound)
+    return emitError() << "window bounds must be at most " << maxBound
+                       << ", got [" << windowLeft << ", " << windowRight << "]";
   bool window = windowLeft >= 0 || windowRight >= 0;
   if (bottomRight && !causal && !window)
     return emitError()
@@ -121,7 +130,12 @@ MaskAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
 //===----------------------------------------------------------------------===//
 
 ArrayRef<StringRef> mlir::attn::getKnownVariants() {
-  static const StringRef variants[] = {"sm80", "sm90"};
+  static const SmallVector<StringRef> variants = [] {
+    SmallVector<StringRef> names;
+    for (const ::attn::KernelVariant &v : ::attn::kernelVariants())
+      names.push_back(StringRef(v.name.data(), v.name.size()));
+    return names;
+  }();
   return variants;
 }
 
@@ -129,35 +143,14 @@ LogicalResult
 ConfigAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
                    StringRef variant, int64_t blockM, int64_t blockN,
                    int64_t numWarps, int64_t stages) {
-  if (!llvm::is_contained(getKnownVariants(), variant)) {
-    InFlightDiagnostic diag = emitError();
-    diag << "unknown variant \"" << variant << "\"; known variants: ";
-    llvm::interleaveComma(getKnownVariants(), diag);
-    return diag;
-  }
-  if (!llvm::is_contained({1, 2, 4, 8}, numWarps))
-    return emitError() << "num_warps must be 1, 2, 4 or 8, got " << numWarps;
-  // Each warp owns 16 query rows of an m16n8k16 tile.
-  if (blockM <= 0 || blockM % (16 * numWarps) != 0)
-    return emitError() << "block_m must be a positive multiple of 16 * "
-                          "num_warps = "
-                       << 16 * numWarps << ", got " << blockM;
-  if (blockN <= 0 || blockN % 16 != 0)
-    return emitError() << "block_n must be a positive multiple of 16, got "
-                       << blockN;
-  if (stages < 1 || stages > 4)
-    return emitError() << "stages must be between 1 and 4, got " << stages;
-  if (variant == "sm90") {
-    // wgmma: a warpgroup (4 warps) owns 64 rows; S is one m64nN product.
-    if (numWarps % 4 != 0 || blockM != 16 * numWarps)
-      return emitError() << "sm90 needs whole warpgroups (num_warps 4 or 8) "
-                            "and block_m = 16 * num_warps, got block_m = "
-                         << blockM << ", num_warps = " << numWarps;
-    if (!llvm::is_contained({64, 128, 192, 256}, blockN))
-      return emitError() << "sm90 needs block_n 64, 128, 192 or 256 (one "
-                            "wgmma N), got "
-                         << blockN;
-  }
+  const ::attn::KernelVariant *v = ::attn::findKernelVariant(variant);
+  if (!v)
+    return emitError() << "unknown variant \"" << variant
+                       << "\"; known variants: "
+                       << ::attn::knownVariantNames();
+  std::string why = v->checkTiles({blockM, blockN, numWarps, stages});
+  if (!why.empty())
+    return emitError() << why;
   return success();
 }
 
@@ -168,26 +161,14 @@ ConfigAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
 LogicalResult BackwardConfigAttr::verify(
     llvm::function_ref<InFlightDiagnostic()> emitError, StringRef variant,
     int64_t blockM, int64_t blockN, int64_t numWarps, int64_t stages) {
-  // Only the mma.sync family has backward kernels so far.
-  if (variant != "sm80")
+  const ::attn::BackwardKernelVariant *v =
+      ::attn::findBackwardKernelVariant(variant);
+  if (!v)
     return emitError() << "unknown backward variant \"" << variant
-                       << "\"; known backward variants: sm80";
-  if (!llvm::is_contained({1, 2, 4, 8}, numWarps))
-    return emitError() << "num_warps must be 1, 2, 4 or 8, got " << numWarps;
-  // Each warp owns 16 keys of the block's K/V tile.
-  if (blockN <= 0 || blockN % 16 != 0 || numWarps % (blockN / 16) != 0)
-    return emitError() << "block_n must be 16 times a divisor of num_warps = "
-                       << numWarps << " (16 keys per warp), got " << blockN;
-  int64_t warpsPerKeyTile = numWarps / (blockN / 16);
-  // The warps sharing 16 keys split the query tile in whole m16 tiles; the
-  // deterministic dQ kernel gives each 16 query rows a warp (at most 8).
-  if (blockM <= 0 || blockM % (16 * warpsPerKeyTile) != 0 || blockM > 128)
-    return emitError() << "block_m must be a multiple of 16 * "
-                       << warpsPerKeyTile
-                       << " (the warps that share 16 keys) and at most 128, "
-                          "got "
-                       << blockM;
-  if (stages < 1 || stages > 2)
-    return emitError() << "stages must be 1 or 2, got " << stages;
+                       << "\"; known backward variants: "
+                       << ::attn::knownBackwardVariantNames();
+  std::string why = v->checkTiles({blockM, blockN, numWarps, stages});
+  if (!why.empty())
+    return emitError() << why;
   return success();
 }

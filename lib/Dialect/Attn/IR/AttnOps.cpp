@@ -1,11 +1,15 @@
 //===- AttnOps.cpp - attn operations --------------------------------------===//
 
 #include "attn/Dialect/Attn/IR/AttnOps.h"
+#include "attn/Runtime/KernelVariants.h"
+#include "attn/Dialect/Attn/IR/ScoreModOps.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <tuple>
 
 using namespace mlir;
@@ -34,6 +38,43 @@ static std::string shapeString(ArrayRef<int64_t> shape) {
 /// Two extents agree if either is dynamic or they are equal.
 static bool extentsAgree(int64_t a, int64_t b) {
   return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
+/// The kernels index with 32-bit integers (kernels-templates/attn/params.h),
+/// and a zero extent would divide by zero in the verifiers and emitters:
+/// every static extent must be between 1 and this.
+constexpr int64_t kMaxExtent = std::numeric_limits<int32_t>::max();
+
+/// Checks the static extents of `type` (a ranked tensor, else nothing to
+/// check), naming the value `name` and its dimensions `dimNames` where given.
+static LogicalResult verifyExtents(Operation *op, StringRef name, Type type,
+                                   ArrayRef<StringRef> dimNames = {}) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return success();
+  for (auto [dim, extent] : llvm::enumerate(tensor.getShape())) {
+    if (ShapedType::isDynamic(extent) || (extent >= 1 && extent <= kMaxExtent))
+      continue;
+    InFlightDiagnostic diag = op->emitOpError()
+                              << "'" << name << "' dimension " << dim;
+    if (dim < dimNames.size())
+      diag << " (" << dimNames[dim] << ")";
+    diag << " is " << extent << "; extents must be between 1 and "
+         << kMaxExtent;
+    return diag;
+  }
+  return success();
+}
+
+/// verifyExtents over (name, value) pairs; null values (absent optional
+/// operands) are skipped.
+static LogicalResult
+verifyExtents(Operation *op,
+              std::initializer_list<std::pair<StringRef, Value>> values) {
+  for (auto [name, value] : values)
+    if (value && failed(verifyExtents(op, name, value.getType())))
+      return failure();
+  return success();
 }
 
 /// Checks that the operand `name` broadcasts to `target`: same rank, each
@@ -100,16 +141,60 @@ static LogicalResult verifyMaskOperands(Operation *op, MaskAttr mask,
   return success();
 }
 
-/// Checks a score_mod body: arguments (score, b, h, q_idx, kv_idx) and an
-/// attn.yield of one score.
+/// Checks the tensors a score_mod reads: how many, their shapes and
+/// element types.
+static LogicalResult verifyCaptures(Operation *op, ValueRange captures) {
+  if (captures.size() > kMaxScoreModCaptures)
+    return op->emitOpError() << "has " << captures.size()
+                             << " score_mod captures; at most "
+                             << kMaxScoreModCaptures;
+  for (auto [i, capture] : llvm::enumerate(captures)) {
+    auto type = cast<RankedTensorType>(capture.getType());
+    if (!type.hasStaticShape() || type.getRank() > kMaxScoreModCaptureRank)
+      return op->emitOpError()
+             << "score_mod capture " << i
+             << " must have a static shape of rank 0 to "
+             << kMaxScoreModCaptureRank << ", got " << type;
+    if (!isScoreModCaptureElementType(type.getElementType()))
+      return op->emitOpError() << "score_mod capture " << i
+                               << " has element type " << type.getElementType()
+                               << "; captures hold f32, f16, bf16, i1, i32 "
+                                  "or i64";
+    // Clamped reads need an element; flat offsets must fit in 64 bits.
+    int64_t elements = 1;
+    for (int64_t extent : type.getShape()) {
+      if (extent == 0)
+        return op->emitOpError() << "score_mod capture " << i
+                                 << " is empty (shape "
+                                 << shapeString(type.getShape()) << ")";
+      if (elements > (int64_t(1) << 40) / extent)
+        return op->emitOpError() << "score_mod capture " << i
+                                 << " has more than 2^40 elements";
+      elements *= extent;
+    }
+  }
+  return success();
+}
+
+/// Checks a score_mod body: arguments (score, b, h, q_idx, kv_idx, then one
+/// per capture, of its type) and an attn.yield of one score. The ops inside
+/// are checked by verifyScoreModOps once they have been verified.
 static LogicalResult verifyScoreModBody(Operation *op, Region &body,
-                                        Type scoreType) {
+                                        Type scoreType, ValueRange captures) {
   Block &block = body.front();
-  if (block.getNumArguments() != 5)
-    return op->emitOpError()
-           << "score_mod region needs 5 arguments (score, b, h, q_idx, "
-              "kv_idx), got "
-           << block.getNumArguments();
+  // An empty block has no terminator to ask for.
+  auto yield = block.empty() ? YieldOp() : dyn_cast<YieldOp>(block.back());
+  if (!yield)
+    return op->emitOpError() << "score_mod region must end in attn.yield";
+  unsigned expected = 5 + captures.size();
+  if (block.getNumArguments() != expected) {
+    auto diag = op->emitOpError()
+                << "score_mod region needs " << expected
+                << " arguments (score, b, h, q_idx, kv_idx";
+    if (!captures.empty())
+      diag << ", then one per capture";
+    return diag << "), got " << block.getNumArguments();
+  }
   if (block.getArgument(0).getType() != scoreType)
     return op->emitOpError() << "score_mod argument 0 (the score) must be "
                              << scoreType << ", got "
@@ -119,9 +204,12 @@ static LogicalResult verifyScoreModBody(Operation *op, Region &body,
       return op->emitOpError() << "score_mod argument " << i
                                << " must be index, got "
                                << block.getArgument(i).getType();
-  auto yield = dyn_cast<YieldOp>(block.getTerminator());
-  if (!yield)
-    return op->emitOpError() << "score_mod region must end in attn.yield";
+  for (auto [i, capture] : llvm::enumerate(captures))
+    if (block.getArgument(5 + i).getType() != capture.getType())
+      return op->emitOpError()
+             << "score_mod argument " << 5 + i << " must be "
+             << capture.getType() << " (the type of capture " << i
+             << "), got " << block.getArgument(5 + i).getType();
   if (yield.getValues().size() != 1 ||
       yield.getValues().front().getType() != scoreType)
     return op->emitOpError()
@@ -134,6 +222,10 @@ static LogicalResult verifyScoreModBody(Operation *op, Region &body,
 //===----------------------------------------------------------------------===//
 
 LogicalResult MatmulOp::verify() {
+  if (failed(verifyExtents(*this, {{"lhs", getLhs()},
+                                   {"rhs", getRhs()},
+                                   {"result", getResult()}})))
+    return failure();
   RankedTensorType lhs = getLhs().getType(), rhs = getRhs().getType();
   RankedTensorType result = getResult().getType();
   int64_t rank = lhs.getRank();
@@ -195,6 +287,8 @@ LogicalResult MatmulOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ScaleOp::verify() {
+  if (failed(verifyExtents(*this, {{"input", getInput()}})))
+    return failure();
   float factor = getFactor().convertToFloat();
   if (!std::isfinite(factor))
     return emitOpError() << "factor must be finite, got " << factor;
@@ -206,6 +300,11 @@ LogicalResult ScaleOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult MaskOp::verify() {
+  if (failed(verifyExtents(*this, {{"input", getInput()},
+                                   {"lengths", getLengths()},
+                                   {"keep", getKeep()},
+                                   {"bias", getBias()}})))
+    return failure();
   RankedTensorType input = getInput().getType();
   if (input.getRank() != 4)
     return emitOpError() << "input must be a rank-4 score tensor [batch, "
@@ -222,12 +321,21 @@ LogicalResult MaskOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ScoreModOp::verify() {
+  if (failed(verifyExtents(*this, {{"input", getInput()}})))
+    return failure();
   RankedTensorType input = getInput().getType();
   if (input.getRank() != 4)
     return emitOpError() << "input must be a rank-4 score tensor [batch, "
                             "heads, queries, keys], got rank "
                          << input.getRank();
-  return verifyScoreModBody(*this, getBody(), input.getElementType());
+  if (failed(verifyCaptures(*this, getCaptures())))
+    return failure();
+  return verifyScoreModBody(*this, getBody(), input.getElementType(),
+                            getCaptures());
+}
+
+LogicalResult ScoreModOp::verifyRegions() {
+  return verifyScoreModOps(getBody());
 }
 
 //===----------------------------------------------------------------------===//
@@ -235,6 +343,9 @@ LogicalResult ScoreModOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult SoftmaxOp::verify() {
+  if (failed(verifyExtents(*this, {{"input", getInput()},
+                                   {"result", getResult()}})))
+    return failure();
   RankedTensorType input = getInput().getType();
   int64_t dim = getDim(), rank = input.getRank();
   if (dim < -rank || dim >= rank)
@@ -272,6 +383,22 @@ LogicalResult FlashOp::verify() {
                            << "' must be rank 4 [batch, heads, seq, head_dim], "
                               "got shape "
                            << shapeString(type.getShape());
+  static const StringRef bhsd[] = {"batch", "heads", "seq", "head_dim"};
+  static const StringRef bhds[] = {"batch", "heads", "head_dim", "seq"};
+  for (auto [name, value] : {std::pair<StringRef, Value>{"q", getQ()},
+                             {"k", getK()},
+                             {"v", getV()},
+                             {"output", getOutput()}})
+    if (failed(verifyExtents(*this, name, value.getType(),
+                             name == "k" && getTransposeK()
+                                 ? ArrayRef<StringRef>(bhds)
+                                 : ArrayRef<StringRef>(bhsd))))
+      return failure();
+  if (failed(verifyExtents(*this, {{"lengths", getLengths()},
+                                   {"keep", getKeep()},
+                                   {"bias", getBias()},
+                                   {"lse", getLse()}})))
+    return failure();
   if (k.getElementType() != q.getElementType() ||
       v.getElementType() != q.getElementType())
     return emitOpError() << "q, k and v must share an element type, got "
@@ -340,14 +467,16 @@ LogicalResult FlashOp::verify() {
                            << shapeString(type.getShape());
   }
 
-  if (ConfigAttr config = getConfigAttr();
-      config && config.getVariant() == "sm90" &&
-      (getTransposeK() || q.getDimSize(3) % 64 != 0 ||
-       v.getDimSize(3) % 64 != 0))
-    return emitOpError() << "variant sm90 needs head dims that are multiples "
-                            "of 64 and an untransposed k, got "
-                         << q.getDimSize(3) << "/" << v.getDimSize(3)
-                         << (getTransposeK() ? " with transpose_k" : "");
+  if (ConfigAttr config = getConfigAttr()) {
+    // The config verifier ensures the variant exists.
+    const ::attn::KernelVariant *variant =
+        ::attn::findKernelVariant(config.getVariant());
+    std::string why = variant->checkOperands(
+        {q.getDimSize(3), v.getDimSize(3), getTransposeK(), false});
+    if (!why.empty())
+      return emitOpError() << "variant " << config.getVariant() << " needs "
+                           << why;
+  }
 
   float scale = getScale().convertToFloat();
   if (!std::isfinite(scale))
@@ -359,10 +488,19 @@ LogicalResult FlashOp::verify() {
                                 getLengths(), getKeep(), getBias())))
     return failure();
 
-  if (hasScoreMod())
-    return verifyScoreModBody(*this, getScoreMod(),
-                              Float32Type::get(getContext()));
-  return success();
+  if (!hasScoreMod()) {
+    if (!getCaptures().empty())
+      return emitOpError() << "has score_mod captures but no score_mod region";
+    return success();
+  }
+  if (failed(verifyCaptures(*this, getCaptures())))
+    return failure();
+  return verifyScoreModBody(*this, getScoreMod(),
+                            Float32Type::get(getContext()), getCaptures());
+}
+
+LogicalResult FlashOp::verifyRegions() {
+  return verifyScoreModOps(getScoreMod());
 }
 
 //===----------------------------------------------------------------------===//
@@ -387,6 +525,23 @@ LogicalResult FlashBwdOp::verify() {
                            << "' must be rank 4 [batch, heads, seq, head_dim], "
                               "got shape "
                            << shapeString(type.getShape());
+  static const StringRef bhsd[] = {"batch", "heads", "seq", "head_dim"};
+  static const StringRef bhds[] = {"batch", "heads", "head_dim", "seq"};
+  for (auto [name, value] : {std::pair<StringRef, Value>{"q", getQ()},
+                             {"k", getK()},
+                             {"v", getV()},
+                             {"o", getO()},
+                             {"grad_output", getGradOutput()}})
+    if (failed(verifyExtents(*this, name, value.getType(),
+                             name == "k" && getTransposeK()
+                                 ? ArrayRef<StringRef>(bhds)
+                                 : ArrayRef<StringRef>(bhsd))))
+      return failure();
+  if (failed(verifyExtents(*this, {{"lse", getLse()},
+                                   {"lengths", getLengths()},
+                                   {"keep", getKeep()},
+                                   {"bias", getBias()}})))
+    return failure();
   if (k.getElementType() != q.getElementType() ||
       v.getElementType() != q.getElementType() ||
       o.getElementType() != q.getElementType())
@@ -422,9 +577,14 @@ LogicalResult FlashBwdOp::verify() {
   int64_t qHeads = q.getDimSize(1), kvHeads = k.getDimSize(1);
   if (ShapedType::isDynamic(qHeads) || ShapedType::isDynamic(kvHeads))
     return emitOpError() << "heads (dimension 1) of q and k must be static";
-  if (kvHeads <= 0 || qHeads % kvHeads != 0)
+  if (qHeads % kvHeads != 0)
     return emitOpError() << "kv heads " << kvHeads
                          << " must divide q heads " << qHeads << " (GQA/MQA)";
+  for (auto [name, type] :
+       {std::pair<StringRef, RankedTensorType>{"q", q}, {"v", v}})
+    if (ShapedType::isDynamic(type.getDimSize(3)))
+      return emitOpError() << "head dim (dimension 3) of '" << name
+                           << "' must be static";
 
   SmallVector<int64_t> oShape = {q.getDimSize(0), qHeads, q.getDimSize(2),
                                  v.getDimSize(3)};
@@ -459,6 +619,23 @@ LogicalResult FlashBwdOp::verify() {
                            << getBias().getType();
   }
 
+  if (BackwardConfigAttr config = getConfigAttr()) {
+    // The config verifier ensures the variant exists.
+    const ::attn::BackwardKernelVariant *variant =
+        ::attn::findBackwardKernelVariant(config.getVariant());
+    ::attn::OperandShape shape{q.getDimSize(3), v.getDimSize(3),
+                               getTransposeK(), false, false};
+    std::string why = variant->checkOperands(shape);
+    if (!why.empty())
+      return emitOpError() << "backward variant " << config.getVariant()
+                           << " needs " << why;
+    why = variant->checkTilesFor({config.getBlockM(), config.getBlockN(),
+                                  config.getNumWarps(), config.getStages()},
+                                 shape);
+    if (!why.empty())
+      return emitOpError() << why;
+  }
+
   float scale = getScale().convertToFloat();
   if (!std::isfinite(scale))
     return emitOpError() << "scale must be finite, got " << scale;
@@ -471,21 +648,33 @@ LogicalResult FlashBwdOp::verify() {
   if (hasScoreMod() != !getScoreModGrad().empty())
     return emitOpError() << "needs both a score_mod and a score_mod_grad "
                             "region, or neither";
-  if (!hasScoreMod())
+  if (!hasScoreMod()) {
+    if (!getCaptures().empty())
+      return emitOpError() << "has score_mod captures but no score_mod region";
     return success();
+  }
+  if (failed(verifyCaptures(*this, getCaptures())))
+    return failure();
   Type f32 = Float32Type::get(getContext());
-  if (failed(verifyScoreModBody(*this, getScoreMod(), f32)))
+  if (failed(verifyScoreModBody(*this, getScoreMod(), f32, getCaptures())))
     return failure();
   Block &grad = getScoreModGrad().front();
   if (grad.getArgumentTypes() != getScoreMod().front().getArgumentTypes())
     return emitOpError() << "score_mod_grad region must take the arguments of "
-                            "the score_mod region (score, b, h, q_idx, kv_idx)";
-  auto yield = dyn_cast<YieldOp>(grad.getTerminator());
+                            "the score_mod region (score, b, h, q_idx, "
+                            "kv_idx, then one per capture)";
+  auto yield = grad.empty() ? YieldOp() : dyn_cast<YieldOp>(grad.back());
   if (!yield || yield.getValues().size() != 1 ||
       yield.getValues().front().getType() != f32)
     return emitOpError() << "score_mod_grad region must end in attn.yield of "
                             "one f32 (the derivative)";
   return success();
+}
+
+LogicalResult FlashBwdOp::verifyRegions() {
+  if (failed(verifyScoreModOps(getScoreMod())))
+    return failure();
+  return verifyScoreModOps(getScoreModGrad());
 }
 
 //===----------------------------------------------------------------------===//
@@ -494,6 +683,15 @@ LogicalResult FlashBwdOp::verify() {
 
 LogicalResult KernelOp::verify() {
   Block &block = getBody().front();
+  // getPayload() starts from the terminator, which an empty block lacks.
+  if (block.empty() || !isa<YieldOp>(block.back()))
+    return emitOpError() << "body must end in attn.yield";
+  for (auto [i, input] : llvm::enumerate(getInputs()))
+    if (failed(verifyExtents(*this, "input " + std::to_string(i),
+                             input.getType())))
+      return failure();
+  if (failed(verifyExtents(*this, "result", getResult().getType())))
+    return failure();
   if (block.getNumArguments() != getInputs().size())
     return emitOpError() << "body has " << block.getNumArguments()
                          << " arguments for " << getInputs().size()
@@ -516,9 +714,26 @@ LogicalResult KernelOp::verify() {
            arith::TruncFOp>(payload))
     return emitOpError() << "runs '" << payload->getName()
                          << "', which is not a graph op";
-  auto yield = dyn_cast<YieldOp>(block.getTerminator());
-  if (!yield)
-    return emitOpError() << "body must end in attn.yield";
+  // The kernel binds its inputs to the op's operands by position: operand i
+  // must be input i (or an argument standing for the same value, as when
+  // an op reads one tensor twice).
+  if (payload->getNumOperands() != getInputs().size())
+    return emitOpError() << "'" << payload->getName() << "' has "
+                         << payload->getNumOperands() << " operands for "
+                         << getInputs().size() << " inputs";
+  for (auto [i, operand] : llvm::enumerate(payload->getOperands())) {
+    // A value from above is the isolation check's to report.
+    if (!getBody().isAncestor(operand.getParentRegion()))
+      continue;
+    auto arg = dyn_cast<BlockArgument>(operand);
+    if (!arg || arg.getOwner() != &block ||
+        getInputs()[arg.getArgNumber()] != getInputs()[i])
+      return emitOpError() << "operand " << i << " of '"
+                           << payload->getName()
+                           << "' must be body argument " << i
+                           << " (the kernel passes its inputs in order)";
+  }
+  auto yield = cast<YieldOp>(block.back());
   if (yield.getValues().size() != 1 ||
       yield.getValues().front() != payload->getResult(0) ||
       payload->getResult(0).getType() != getResult().getType())

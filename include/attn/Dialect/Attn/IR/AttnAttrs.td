@@ -96,7 +96,9 @@ def Attn_BackwardConfigAttr : Attn_Attr<"BackwardConfig", "backward_config"> {
     pipeline. Warps that share 16 keys split the tile's queries and the
     head dims of dK and dV between them: `num_warps / (block_n / 16)` of
     them, which must divide `block_m / 16`. The deterministic dQ kernel
-    uses `block_m` query rows (a warp per 16) against `block_n` keys.
+    uses `block_m` query rows (a warp per 16) against `block_n` keys. Each
+    variant's rules are a row of the table of backward kernel variants
+    (`attn/Runtime/KernelVariants.h`), which this verifier reads.
 
     ```mlir
     #attn.backward_config<variant = "sm80", block_m = 64, block_n = 64, num_warps = 4, stages = 2>
@@ -110,12 +112,6 @@ def Attn_BackwardConfigAttr : Attn_Attr<"BackwardConfig", "backward_config"> {
     "int64_t":$stages);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
-  let extraClassDeclaration = [{
-    /// Warps that share one warp's 16 keys (splitting queries and head dims).
-    int64_t getWarpsPerKeyTile() const {
-      return getNumWarps() / (getBlockN() / 16);
-    }
-  }];
 }
 
 #endif // ATTN_DIALECT_ATTN_IR_ATTNATTRS_TD

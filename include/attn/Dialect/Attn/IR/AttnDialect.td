@@ -24,7 +24,8 @@ def Attn_Dialect : Dialect {
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
-    "::mlir::math::MathDialect"
+    "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect"
   ];
 }
 

@@ -94,7 +94,10 @@ def Attn_ScoreModOp : Attn_Op<"score_mod", [Pure,
   let description = [{
     The region maps one score and its indices (batch, head, query, key) to a
     new score, like FlexAttention's `score_mod`. It holds `arith` and `math`
-    ops and ends in `attn.yield`.
+    ops on i1, i32, i64, index and f32 (the table of ScoreModOps.h, which
+    also fixes what MLIR leaves undefined: division by zero, shifts past the
+    width, out-of-range float-to-integer conversions) and ends in
+    `attn.yield`.
 
     ```mlir
     %c = attn.score_mod %s {
@@ -106,12 +109,42 @@ def Attn_ScoreModOp : Attn_Op<"score_mod", [Pure,
       attn.yield %y : f32
     } : tensor<2x16x128x128xf32>
     ```
+
+    `captures` are tensors the function reads, as FlexAttention's captured
+    buffers: a learned bias per head, a table of relative positions. Each
+    enters the region as a block argument after the five scalars, of the
+    same type, and is read with `tensor.extract` at indices computed from
+    b, h, q and k. Captures have static shapes of rank 0 to 4 and elements
+    of f32, f16, bf16 (widened with `arith.extf`), i1, i32 or i64; at most 4
+    per op. An index outside a capture reads the nearest element (each
+    index is clamped to its extent), in the kernel and in the reference.
+
+    ```mlir
+    %c = attn.score_mod %s captures(%slopes, %rel : tensor<16xf32>, tensor<255xbf16>) {
+    ^bb0(%x: f32, %b: index, %h: index, %q: index, %k: index,
+         %slope_t: tensor<16xf32>, %rel_t: tensor<255xbf16>):
+      %slope = tensor.extract %slope_t[%h] : tensor<16xf32>
+      %off = arith.constant 127 : index
+      %d = arith.subi %q, %k : index
+      %i = arith.addi %d, %off : index
+      %r16 = tensor.extract %rel_t[%i] : tensor<255xbf16>
+      %r = arith.extf %r16 : bf16 to f32
+      %y0 = arith.mulf %slope, %r : f32
+      %y = arith.addf %x, %y0 : f32
+      attn.yield %y : f32
+    } : tensor<2x16x128x128xf32>
+    ```
   }];
-  let arguments = (ins Attn_FloatTensor:$input);
+  let arguments = (ins Attn_FloatTensor:$input,
+                       Variadic<AnyRankedTensor>:$captures);
   let results = (outs Attn_FloatTensor:$result);
   let regions = (region SizedRegion<1>:$body);
-  let assemblyFormat = "$input $body attr-dict `:` type($result)";
+  let assemblyFormat = [{
+    $input (`captures` `(` $captures^ `:` type($captures) `)`)?
+    $body attr-dict `:` type($result)
+  }];
   let hasVerifier = 1;
+  let hasRegionVerifier = 1;
 }
 
 def Attn_SoftmaxOp : Attn_Op<"softmax", [Pure]> {
@@ -157,11 +190,22 @@ def Attn_FlashOp : Attn_Op<"flash", [Pure, AttrSizedOperandSegments]> {
     `mask` and its operands follow `attn.mask`. `config`, set by
     `--attn-select-config`, picks the kernel. The optional `score_mod`
     region has the signature of `attn.score_mod`'s, on f32 scores after
-    scaling and before masking.
+    scaling and before masking; its `captures` are those of
+    `attn.score_mod`, and the region's block arguments after the five
+    scalars (`--attn-fuse` carries them over from the graph op).
 
     ```mlir
     %o = attn.flash %q, %k, %v {scale = 0.125 : f32, mask = #attn.mask<causal>}
         : tensor<2x16x128x64xbf16>, tensor<2x4x128x64xbf16>, tensor<2x4x128x64xbf16>
+        -> tensor<2x16x128x64xbf16>
+    %p = attn.flash %q, %k, %v captures(%slopes : tensor<16xf32>)
+        {scale = 0.125 : f32} score_mod {
+        ^bb0(%x: f32, %b: index, %h: index, %i: index, %j: index,
+             %slope_t: tensor<16xf32>):
+          %slope = tensor.extract %slope_t[%h] : tensor<16xf32>
+          %y = arith.mulf %x, %slope : f32
+          attn.yield %y : f32
+        } : tensor<2x16x128x64xbf16>, tensor<2x4x128x64xbf16>, tensor<2x4x128x64xbf16>
         -> tensor<2x16x128x64xbf16>
     ```
   }];
@@ -170,6 +214,7 @@ def Attn_FlashOp : Attn_Op<"flash", [Pure, AttrSizedOperandSegments]> {
                        Optional<RankedTensorOf<[I32]>>:$lengths,
                        Optional<RankedTensorOf<[I1]>>:$keep,
                        Optional<Attn_FloatTensor>:$bias,
+                       Variadic<AnyRankedTensor>:$captures,
                        F32Attr:$scale,
                        UnitAttr:$transpose_k,
                        OptionalAttr<Attn_MaskAttr>:$mask,
@@ -182,6 +227,7 @@ def Attn_FlashOp : Attn_Op<"flash", [Pure, AttrSizedOperandSegments]> {
     (`lengths` `(` $lengths^ `:` type($lengths) `)`)?
     (`keep` `(` $keep^ `:` type($keep) `)`)?
     (`bias` `(` $bias^ `:` type($bias) `)`)?
+    (`captures` `(` $captures^ `:` type($captures) `)`)?
     attr-dict (`score_mod` $score_mod^)?
     `:` type($q) `,` type($k) `,` type($v) `->` type($output) (`,` type($lse)^)?
   }];
@@ -191,6 +237,7 @@ def Attn_FlashOp : Attn_Op<"flash", [Pure, AttrSizedOperandSegments]> {
     MaskAttr getMaskOrEmpty();
     bool hasScoreMod() { return !getScoreMod().empty(); }
   }];
+  let hasRegionVerifier = 1;
 }
 
 def Attn_FlashBwdOp : Attn_Op<"flash_bwd", [Pure, AttrSizedOperandSegments]> {
@@ -200,8 +247,8 @@ def Attn_FlashBwdOp : Attn_Op<"flash_bwd", [Pure, AttrSizedOperandSegments]> {
     `lse` and the gradient `grad_output` of a loss with respect to `o`,
     computes the gradients of that loss with respect to `q`, `k` and `v`,
     and, with a fourth result `grad_bias`, with respect to `bias`. `--attn-derive-backward`
-    builds it from an `attn.flash`; the attributes, the mask operands and
-    the `score_mod` region are the forward's.
+    builds it from an `attn.flash`; the attributes, the mask operands, the
+    `score_mod` region and its `captures` are the forward's.
 
     With `P = exp(score_mod(scale * q k^T) + bias - lse)` (0 where the mask
     drops an entry, and on rows whose logsumexp is -inf), `dP = grad_output
@@ -215,9 +262,10 @@ def Attn_FlashBwdOp : Attn_Op<"flash_bwd", [Pure, AttrSizedOperandSegments]> {
     `dk` and `dv` have the K/V head count: with GQA/MQA each sums over the
     query heads that share its K/V head. `dk` has `k`'s layout (transposed
     with `transpose_k`). `score_mod_grad` holds the derivative of `score_mod`
-    with respect to the score (its argument 0), on the same arguments; both
-    regions are present or both absent. `config`, set by
-    `--attn-select-config`, picks the kernels.
+    with respect to the score (its argument 0), on the same arguments (the
+    five scalars, then one per capture: a capture is read, never
+    differentiated); both regions are present or both absent. `config`,
+    set by `--attn-select-config`, picks the kernels.
 
     ```mlir
     %dq, %dk, %dv = attn.flash_bwd %q, %k, %v, %o, %do, %lse
@@ -234,6 +282,7 @@ def Attn_FlashBwdOp : Attn_Op<"flash_bwd", [Pure, AttrSizedOperandSegments]> {
                        Optional<RankedTensorOf<[I32]>>:$lengths,
                        Optional<RankedTensorOf<[I1]>>:$keep,
                        Optional<Attn_FloatTensor>:$bias,
+                       Variadic<AnyRankedTensor>:$captures,
                        F32Attr:$scale,
                        UnitAttr:$transpose_k,
                        OptionalAttr<Attn_MaskAttr>:$mask,
@@ -248,6 +297,7 @@ def Attn_FlashBwdOp : Attn_Op<"flash_bwd", [Pure, AttrSizedOperandSegments]> {
     (`lengths` `(` $lengths^ `:` type($lengths) `)`)?
     (`keep` `(` $keep^ `:` type($keep) `)`)?
     (`bias` `(` $bias^ `:` type($bias) `)`)?
+    (`captures` `(` $captures^ `:` type($captures) `)`)?
     attr-dict (`score_mod` $score_mod^)? (`score_mod_grad` $score_mod_grad^)?
     `:` type($q) `,` type($k) `,` type($v) `,` type($o) `,` type($grad_output)
     `,` type($lse)
@@ -262,6 +312,7 @@ def Attn_FlashBwdOp : Attn_Op<"flash_bwd", [Pure, AttrSizedOperandSegments]> {
     /// True if the op computes the gradient of its bias operand.
     bool hasBiasGrad() { return static_cast<bool>(getGradBias()); }
   }];
+  let hasRegionVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

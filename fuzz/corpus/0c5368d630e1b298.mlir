@@ -1,0 +1,1 @@
+func.func private @f() attributes {m = #attn.mask<window = [-5, 0]>}

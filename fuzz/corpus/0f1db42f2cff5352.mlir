@@ -1,0 +1,4 @@
+func.func @large_hd64(%q: tensor<4x32x4096x64xbf16>, %k: tensor<4x32x4096x64xbf16>, %v: tensor<4x32x4096x64xbf16>) -> tensor<4x32x4096x64xbf16> {
+  %o = attn.flash %q, %k, %v {scale = 0.125 : f32} : tensor<4x32x4096x64xbf16>, tensor<4x32x4096x64xbf16>, tensor<4x32x4096x64xbf16> -> tensor<4x32x4096x64xbf16>
+  return %o : tensor<4x32x4096x64xbf16>
+}

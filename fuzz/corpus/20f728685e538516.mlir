@@ -1,0 +1,4 @@
+func.func @key_sequence(%q: tensor<1x1x8x64xbf16>, %k: tensor<1x1x16x64xbf16>, %v: tensor<1x1x8x64xbf16>) -> tensor<1x1x8x64xbf16> {
+  %o = attn.flash %q, %k, %v {scale = 1.0 : f32} : tensor<1x1x8x64xbf16>, tensor<1x1x16x64xbf16>, tensor<1x1x8x64xbf16> -> tensor<1x1x8x64xbf16>
+  return %o : tensor<1x1x8x64xbf16>
+}

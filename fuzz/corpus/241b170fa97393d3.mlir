@@ -1,0 +1,4 @@
+func.func @output_element(%q: tensor<1x1x8x64xbf16>, %k: tensor<1x1x8x64xbf16>, %v: tensor<1x1x8x64xbf16>) -> tensor<1x1x8x64xf16> {
+  %o = attn.flash %q, %k, %v {scale = 1.0 : f32} : tensor<1x1x8x64xbf16>, tensor<1x1x8x64xbf16>, tensor<1x1x8x64xbf16> -> tensor<1x1x8x64xf16>
+  return %o : tensor<1x1x8x64xf16>
+}

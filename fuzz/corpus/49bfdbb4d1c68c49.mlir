@@ -1,0 +1,7 @@
+func.func @yield_type(%s: tensor<1x1x8x8xf32>) -> tensor<1x1x8x8xf32> {
+  %c = attn.score_mod %s {
+  ^bb0(%x: f32, %b: index, %h: index, %i: index, %j: index):
+    attn.yield %x, %x : f32, f32
+  } : tensor<1x1x8x8xf32>
+  return %c : tensor<1x1x8x8xf32>
+}

@@ -1,0 +1,15 @@
+func.func @masks(%q: tensor<2x4x64x64xf16>, %kt: tensor<2x2x64x96xf16>, %v: tensor<2x2x96x32xf16>,
+                 %len: tensor<2xi32>, %keep: tensor<2x1x64x96xi1>, %bias: tensor<1x4x1x96xbf16>)
+    -> (tensor<2x4x64x32xf16>, tensor<2x4x64xf32>) {
+  %o, %lse = attn.flash %q, %kt, %v lengths(%len : tensor<2xi32>) keep(%keep : tensor<2x1x64x96xi1>) bias(%bias : tensor<1x4x1x96xbf16>)
+      {scale = 0.125 : f32, transpose_k, mask = #attn.mask<causal, window = [16, 0], bottom_right, key_padding, keep, bias>,
+       config = #attn.config<variant = "sm80", block_m = 64, block_n = 32, num_warps = 4, stages = 1>}
+    : tensor<2x4x64x64xf16>, tensor<2x2x64x96xf16>, tensor<2x2x96x32xf16> -> tensor<2x4x64x32xf16>, tensor<2x4x64xf32>
+  return %o, %lse : tensor<2x4x64x32xf16>, tensor<2x4x64xf32>
+}
+func.func @window(%q: tensor<1x1x64x64xbf16>, %k: tensor<1x1x64x64xbf16>, %v: tensor<1x1x64x64xbf16>) -> tensor<1x1x64x64xbf16> {
+  %o = attn.flash %q, %k, %v {scale = 0.125 : f32, mask = #attn.mask<window = [8, 8]>,
+       config = #attn.config<variant = "sm80", block_m = 64, block_n = 64, num_warps = 4, stages = 2>}
+    : tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16> -> tensor<1x1x64x64xbf16>
+  return %o : tensor<1x1x64x64xbf16>
+}

@@ -1,0 +1,4 @@
+func.func @batch(%q: tensor<2x4x8x64xbf16>, %k: tensor<3x4x8x64xbf16>) -> tensor<2x4x8x8xf32> {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<2x4x8x64xbf16>, tensor<3x4x8x64xbf16> -> tensor<2x4x8x8xf32>
+  return %s : tensor<2x4x8x8xf32>
+}

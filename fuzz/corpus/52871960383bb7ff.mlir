@@ -1,0 +1,7 @@
+func.func @unknown_op_in_chain(%q: tensor<1x2x16x16xbf16>, %k: tensor<1x2x16x16xbf16>, %v: tensor<1x2x16x16xbf16>, %x: tensor<1x2x16x16xf32>) -> tensor<1x2x16x16xbf16> {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xf32>
+  %a = arith.subf %s, %x : tensor<1x2x16x16xf32>
+  %p = attn.softmax %a {dim = 3} : tensor<1x2x16x16xf32> -> tensor<1x2x16x16xbf16>
+  %o = attn.matmul %p, %v : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xbf16>
+  return %o : tensor<1x2x16x16xbf16>
+}

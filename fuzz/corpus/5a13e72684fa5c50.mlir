@@ -1,0 +1,8 @@
+func.func @seq7(%q: tensor<2x4x7x64xbf16>, %k: tensor<2x4x7x64xbf16>, %v: tensor<2x4x7x64xbf16>) -> tensor<2x4x7x64xbf16> {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<2x4x7x64xbf16>, tensor<2x4x7x64xbf16> -> tensor<2x4x7x7xf32>
+  %t = attn.scale %s {factor = 0.125 : f32} : tensor<2x4x7x7xf32>
+  %k2 = attn.mask %t {kind = #attn.mask<causal>} : tensor<2x4x7x7xf32>
+  %p = attn.softmax %k2 {dim = 3} : tensor<2x4x7x7xf32> -> tensor<2x4x7x7xbf16>
+  %o = attn.matmul %p, %v : tensor<2x4x7x7xbf16>, tensor<2x4x7x64xbf16> -> tensor<2x4x7x64xbf16>
+  return %o : tensor<2x4x7x64xbf16>
+}

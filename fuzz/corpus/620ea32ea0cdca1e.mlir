@@ -1,0 +1,6 @@
+func.func @f32_output(%q: tensor<1x2x16x64xbf16>, %k: tensor<1x2x16x64xbf16>, %v: tensor<1x2x16x64xbf16>) -> tensor<1x2x16x64xf32> {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<1x2x16x64xbf16>, tensor<1x2x16x64xbf16> -> tensor<1x2x16x16xf32>
+  %p = attn.softmax %s {dim = 3} : tensor<1x2x16x16xf32> -> tensor<1x2x16x16xbf16>
+  %o = attn.matmul %p, %v : tensor<1x2x16x16xbf16>, tensor<1x2x16x64xbf16> -> tensor<1x2x16x64xf32>
+  return %o : tensor<1x2x16x64xf32>
+}

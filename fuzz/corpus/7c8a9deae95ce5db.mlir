@@ -1,0 +1,8 @@
+func.func @scale_after_bias(%q: tensor<1x2x16x16xbf16>, %k: tensor<1x2x16x16xbf16>, %v: tensor<1x2x16x16xbf16>, %bias: tensor<1x2x16x16xf32>) -> tensor<1x2x16x16xbf16> {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xf32>
+  %b = attn.mask %s bias(%bias : tensor<1x2x16x16xf32>) {kind = #attn.mask<bias>} : tensor<1x2x16x16xf32>
+  %t = attn.scale %b {factor = 0.25 : f32} : tensor<1x2x16x16xf32>
+  %p = attn.softmax %t {dim = 3} : tensor<1x2x16x16xf32> -> tensor<1x2x16x16xbf16>
+  %o = attn.matmul %p, %v : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xbf16>
+  return %o : tensor<1x2x16x16xbf16>
+}

@@ -1,0 +1,8 @@
+func.func @isolated(%s: tensor<1x1x8x8xf32>) -> tensor<1x1x8x8xf32> {
+  %m = attn.kernel "scale"(%s) : (tensor<1x1x8x8xf32>) -> tensor<1x1x8x8xf32> {
+  ^bb0(%x: tensor<1x1x8x8xf32>):
+    %y = attn.mask %s {kind = #attn.mask<causal>} : tensor<1x1x8x8xf32>
+    attn.yield %y : tensor<1x1x8x8xf32>
+  }
+  return %m : tensor<1x1x8x8xf32>
+}

@@ -1,0 +1,4 @@
+func.func @no_config(%q: tensor<1x1x64x64xbf16>, %k: tensor<1x1x64x64xbf16>, %v: tensor<1x1x64x64xbf16>) -> tensor<1x1x64x64xbf16> {
+  %o = attn.flash %q, %k, %v {scale = 0.125 : f32} : tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16> -> tensor<1x1x64x64xbf16>
+  return %o : tensor<1x1x64x64xbf16>
+}

@@ -1,0 +1,12 @@
+func.func @bias_add_after_score_mod(%q: tensor<1x2x16x16xbf16>, %k: tensor<1x2x16x16xbf16>, %v: tensor<1x2x16x16xbf16>, %bias: tensor<1x2x16x16xf32>) -> tensor<1x2x16x16xbf16> {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xf32>
+  %b = arith.addf %s, %bias : tensor<1x2x16x16xf32>
+  %c = attn.score_mod %b {
+  ^bb0(%x: f32, %bb: index, %h: index, %i: index, %j: index):
+    %t = math.tanh %x : f32
+    attn.yield %t : f32
+  } : tensor<1x2x16x16xf32>
+  %p = attn.softmax %c {dim = 3} : tensor<1x2x16x16xf32> -> tensor<1x2x16x16xbf16>
+  %o = attn.matmul %p, %v : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16> -> tensor<1x2x16x16xbf16>
+  return %o : tensor<1x2x16x16xbf16>
+}

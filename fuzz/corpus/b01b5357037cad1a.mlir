@@ -1,0 +1,3 @@
+func.func @outside(%x: f32) {
+  attn.yield %x : f32
+}

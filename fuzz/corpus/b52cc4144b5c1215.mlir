@@ -1,0 +1,8 @@
+func.func @key_padding(%q: tensor<2x4x300x64xbf16>, %k: tensor<2x4x1000x64xbf16>, %v: tensor<2x4x1000x64xbf16>, %len: tensor<2xi32>) -> tensor<2x4x300x64xbf16> {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<2x4x300x64xbf16>, tensor<2x4x1000x64xbf16> -> tensor<2x4x300x1000xf32>
+  %t = attn.scale %s {factor = 0.125 : f32} : tensor<2x4x300x1000xf32>
+  %k2 = attn.mask %t lengths(%len : tensor<2xi32>) {kind = #attn.mask<key_padding>} : tensor<2x4x300x1000xf32>
+  %p = attn.softmax %k2 {dim = 3} : tensor<2x4x300x1000xf32> -> tensor<2x4x300x1000xbf16>
+  %o = attn.matmul %p, %v : tensor<2x4x300x1000xbf16>, tensor<2x4x1000x64xbf16> -> tensor<2x4x300x64xbf16>
+  return %o : tensor<2x4x300x64xbf16>
+}

@@ -1,0 +1,4 @@
+func.func @transposed_k_head_dim(%q: tensor<1x1x8x64xbf16>, %k: tensor<1x1x8x64xbf16>, %v: tensor<1x1x64x64xbf16>) -> tensor<1x1x8x64xbf16> {
+  %o = attn.flash %q, %k, %v {scale = 1.0 : f32, transpose_k} : tensor<1x1x8x64xbf16>, tensor<1x1x8x64xbf16>, tensor<1x1x64x64xbf16> -> tensor<1x1x8x64xbf16>
+  return %o : tensor<1x1x8x64xbf16>
+}

@@ -1,0 +1,9 @@
+func.func @with_dead_ops(%q: tensor<2x8x256x64xbf16>, %k: tensor<2x8x256x64xbf16>, %v: tensor<2x8x256x64xbf16>) -> tensor<2x8x256x64xbf16> {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<2x8x256x64xbf16>, tensor<2x8x256x64xbf16> -> tensor<2x8x256x256xf32>
+  %t = attn.scale %s {factor = 0.125 : f32} : tensor<2x8x256x256xf32>
+  %dead = attn.scale %t {factor = 2.0 : f32} : tensor<2x8x256x256xf32>
+  %m = attn.mask %t {kind = #attn.mask<causal>} : tensor<2x8x256x256xf32>
+  %p = attn.softmax %m {dim = 3} : tensor<2x8x256x256xf32> -> tensor<2x8x256x256xbf16>
+  %o = attn.matmul %p, %v : tensor<2x8x256x256xbf16>, tensor<2x8x256x64xbf16> -> tensor<2x8x256x64xbf16>
+  return %o : tensor<2x8x256x64xbf16>
+}

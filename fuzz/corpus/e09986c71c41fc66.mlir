@@ -1,0 +1,4 @@
+func.func @flash_zero_kv_heads(%q: tensor<1x1x64x64xbf16>, %k: tensor<1x0x64x64xbf16>, %v: tensor<1x0x64x64xbf16>) -> tensor<1x1x64x64xbf16> {
+  %o = attn.flash %q, %k, %v {scale = 1.0 : f32} : tensor<1x1x64x64xbf16>, tensor<1x0x64x64xbf16>, tensor<1x0x64x64xbf16> -> tensor<1x1x64x64xbf16>
+  return %o : tensor<1x1x64x64xbf16>
+}

@@ -1,0 +1,4 @@
+func.func @mask_operand(%q: tensor<2x1x8x64xbf16>, %k: tensor<2x1x8x64xbf16>, %v: tensor<2x1x8x64xbf16>) -> tensor<2x1x8x64xbf16> {
+  %o = attn.flash %q, %k, %v {scale = 1.0 : f32, mask = #attn.mask<key_padding>} : tensor<2x1x8x64xbf16>, tensor<2x1x8x64xbf16>, tensor<2x1x8x64xbf16> -> tensor<2x1x8x64xbf16>
+  return %o : tensor<2x1x8x64xbf16>
+}

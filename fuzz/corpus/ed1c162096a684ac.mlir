@@ -1,0 +1,7 @@
+func.func @hd96_bf16(%q: tensor<2x4x384x96xbf16>, %k: tensor<2x4x384x96xbf16>, %v: tensor<2x4x384x96xbf16>) -> tensor<2x4x384x96xbf16> {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<2x4x384x96xbf16>, tensor<2x4x384x96xbf16> -> tensor<2x4x384x384xf32>
+  %t = attn.scale %s {factor = 0.102062073 : f32} : tensor<2x4x384x384xf32>
+  %p = attn.softmax %t {dim = 3} : tensor<2x4x384x384xf32> -> tensor<2x4x384x384xbf16>
+  %o = attn.matmul %p, %v : tensor<2x4x384x384xbf16>, tensor<2x4x384x96xbf16> -> tensor<2x4x384x96xbf16>
+  return %o : tensor<2x4x384x96xbf16>
+}

@@ -1,0 +1,4 @@
+func.func @dim_range(%s: tensor<1x1x8x8xf32>) -> tensor<1x1x8x8xf32> {
+  %p = attn.softmax %s {dim = 4} : tensor<1x1x8x8xf32> -> tensor<1x1x8x8xf32>
+  return %p : tensor<1x1x8x8xf32>
+}

@@ -1,0 +1,87 @@
+// sm_90 synchronization and bulk-copy primitives as inline PTX (the
+// templates use no CUDA header): mbarriers, TMA tensor loads and stores,
+// named barriers, warpgroup register reallocation.
+#pragma once
+#include "attn/common.cuh"
+
+namespace attn {
+
+namespace sm90 {
+
+__device__ __forceinline__ void barrierInit(u32 bar, int count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count));
+}
+/// Makes mbarrier initialization visible to the async proxy (TMA) and the
+/// other threads (followed by a block-wide barrier).
+__device__ __forceinline__ void fenceBarrierInit() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+/// Arrives and announces `bytes` that TMA will complete on the barrier.
+__device__ __forceinline__ void barrierExpectBytes(u32 bar, u32 bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar),
+               "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void barrierArrive(u32 bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+/// Waits until the phase of parity `phase` of the barrier has completed.
+__device__ __forceinline__ void barrierWait(u32 bar, u32 phase) {
+  asm volatile("{\n"
+               ".reg .pred done;\n"
+               "wait:\n"
+               "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+               "@!done bra wait;\n"
+               "}" ::"r"(bar),
+               "r"(phase)
+               : "memory");
+}
+
+__device__ __forceinline__ void prefetchTensorMap(const TensorMap *map) {
+  asm volatile("prefetch.tensormap [%0];" ::"l"(map) : "memory");
+}
+
+/// Loads the box at coordinates (c0, c1, c2, c3) of a 4-d tensor map into
+/// shared memory at dst; completes `bar` by the box's bytes.
+__device__ __forceinline__ void tmaLoad4d(u32 dst, const TensorMap *map,
+                                          u32 bar, int c0, int c1, int c2,
+                                          int c3) {
+  asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::"
+               "complete_tx::bytes [%0], [%1, {%3, %4, %5, %6}], [%2];" ::"r"(dst),
+               "l"(map), "r"(bar), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+               : "memory");
+}
+
+/// Named barriers (id 0 is __syncthreads): `threads` threads meet, some by
+/// waiting (sync), some only by arriving.
+__device__ __forceinline__ void namedBarrierSync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ __forceinline__ void namedBarrierArrive(int id, int threads) {
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
+/// Warpgroup register reallocation: the producer gives registers back, the
+/// consumers take them. Needs a register cap at entry (__launch_bounds__
+/// with one block per SM), or ptxas ignores it (warning C7508).
+template <int kRegisters> __device__ __forceinline__ void releaseRegisters() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kRegisters));
+}
+template <int kRegisters> __device__ __forceinline__ void claimRegisters() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kRegisters));
+}
+
+/// True in one lane of the warp.
+__device__ __forceinline__ bool electOne() {
+  u32 elected;
+  asm volatile("{\n"
+               ".reg .pred p;\n"
+               "elect.sync _|p, 0xffffffff;\n"
+               "selp.u32 %0, 1, 0, p;\n"
+               "}"
+               : "=r"(elected));
+  return elected != 0;
+}
+
+} // namespace sm90
+} // namespace attn

@@ -1,0 +1,108 @@
+//===- Check.cpp - Outputs against the float64 reference ------------------===//
+
+#include "attn/Run/Check.h"
+
+#include <chrono>
+#include <cmath>
+
+namespace attn::run {
+
+std::vector<std::pair<int64_t, int64_t>>
+sampleSlices(int64_t batch, int64_t heads, unsigned maxSlices,
+             std::mt19937_64 &rng) {
+  std::vector<std::pair<int64_t, int64_t>> slices;
+  if (!maxSlices || uint64_t(batch * heads) <= maxSlices)
+    return slices;
+  slices = {{0, 0}, {batch - 1, heads - 1}};
+  std::uniform_int_distribution<int64_t> bd(0, batch - 1), hd(0, heads - 1);
+  while (slices.size() < maxSlices)
+    slices.emplace_back(bd(rng), hd(rng));
+  return slices;
+}
+
+OutputCheck checkOutput(const HostTensor &got, const HostTensor &expected,
+                        double tolerance) {
+  OutputCheck c;
+  c.shape = got.shape;
+  // Every element the sample covers must have been written.
+  for (size_t j = 0; j < got.data.size() && j < expected.data.size(); ++j)
+    if (!std::isnan(expected.data[j]) && std::isnan(got.data[j]))
+      ++c.unwritten;
+  c.error = mlir::attn::reference::relativeError(got, expected, &c.compared);
+  c.pass = c.unwritten == 0 && c.error <= tolerance;
+  return c;
+}
+
+namespace {
+
+/// The reference's options for the sample of `func`'s first result.
+mlir::attn::reference::Options sampleOptions(mlir::func::FuncOp func,
+                                             unsigned maxSlices,
+                                             std::mt19937_64 &rng) {
+  mlir::attn::reference::Options options;
+  auto results = func.getFunctionType().getResults();
+  auto firstType = results.empty()
+                       ? mlir::RankedTensorType()
+                       : mlir::dyn_cast<mlir::RankedTensorType>(results.front());
+  if (firstType && firstType.getRank() >= 2)
+    options.slices = sampleSlices(firstType.getDimSize(0),
+                                  firstType.getDimSize(1), maxSlices, rng);
+  return options;
+}
+
+} // namespace
+
+Result<CheckResult> checkLoweringAgainstReference(
+    mlir::func::FuncOp originalFunc, mlir::func::FuncOp loweredFunc,
+    const std::vector<HostTensor> &inputs, unsigned maxSlices,
+    std::mt19937_64 &rng, double tolerance) {
+  mlir::attn::reference::Options options =
+      sampleOptions(originalFunc, maxSlices, rng);
+  auto lowered = mlir::attn::reference::evaluate(loweredFunc, inputs, options);
+  if (mlir::failed(lowered))
+    return Status(StatusCode::Unsupported,
+                  "the CPU reference cannot evaluate the compiled IR");
+  std::vector<HostTensor> outputs = std::move(*lowered);
+  auto start = std::chrono::steady_clock::now();
+  auto expected = mlir::attn::reference::evaluate(originalFunc, inputs, options);
+  if (mlir::failed(expected))
+    return Status(StatusCode::Unsupported,
+                  "the CPU reference cannot evaluate this function");
+  CheckResult result;
+  result.referenceMs = std::chrono::duration<double, std::milli>(
+                           std::chrono::steady_clock::now() - start)
+                           .count();
+  result.sampledSlices = options.slices.size();
+  for (size_t i = 0; i < outputs.size() && i < expected->size(); ++i)
+    result.outputs.push_back(checkOutput(outputs[i], (*expected)[i], tolerance));
+  return result;
+}
+
+Result<CheckResult> checkAgainstReference(mlir::func::FuncOp originalFunc,
+                                          const std::vector<HostTensor> &inputs,
+                                          const std::vector<HostTensor> &outputs,
+                                          unsigned maxSlices,
+                                          std::mt19937_64 &rng,
+                                          double tolerance) {
+  mlir::attn::reference::Options options =
+      sampleOptions(originalFunc, maxSlices, rng);
+  auto start = std::chrono::steady_clock::now();
+  auto expected = mlir::attn::reference::evaluate(originalFunc, inputs, options);
+  if (mlir::failed(expected))
+    return Status(StatusCode::Unsupported,
+                  "the CPU reference cannot evaluate this function");
+  CheckResult result;
+  result.referenceMs = std::chrono::duration<double, std::milli>(
+                           std::chrono::steady_clock::now() - start)
+                           .count();
+  result.sampledSlices = options.slices.size();
+  if (expected->size() != outputs.size())
+    return Status(StatusCode::InvalidArgument,
+                  std::to_string(outputs.size()) + " outputs for " +
+                      std::to_string(expected->size()) + " results");
+  for (size_t i = 0; i < outputs.size(); ++i)
+    result.outputs.push_back(checkOutput(outputs[i], (*expected)[i], tolerance));
+  return result;
+}
+
+} // namespace attn::run

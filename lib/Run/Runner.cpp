@@ -1,0 +1,335 @@
+//===- Runner.cpp - Running a compiled function on the GPU ----------------===//
+
+#include "attn/Run/Runner.h"
+#include "attn/Run/Profile.h"
+
+#include "attn/Dialect/Attn/IR/AttnOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+namespace attn::run {
+
+namespace {
+
+using ValueMap = llvm::DenseMap<mlir::Value, DeviceTensor>;
+
+/// Allocates the output of an attn.flash (in the layout of q) and binds its
+/// operands.
+Result<Launch> prepareFlash(mlir::attn::FlashOp flash,
+                            std::shared_ptr<Kernel> kernel, ValueMap &values,
+                            const RunOptions &options) {
+  Launch l;
+  l.kernel = kernel;
+  const KernelSpec &spec = kernel->spec();
+  // Copies: inserting the output below may move the map's entries.
+  const DeviceTensor q = values[flash.getQ()], k = values[flash.getK()],
+                     v = values[flash.getV()];
+  std::vector<int64_t> outShape = {q.shape[0], q.shape[1], q.shape[2], v.shape[3]};
+  auto out = allocatePoisoned(outShape, q.type,
+                              options.bshd ? bshdStrides(outShape)
+                                           : contiguousStrides(outShape));
+  if (!out)
+    return out.status();
+  values[flash.getOutput()] = *out;
+  FlashArgs args;
+  args.batch = int(q.shape[0]);
+  args.seqQ = int(q.shape[2]);
+  args.seqKV = int(spec.transposeK ? k.shape[3] : k.shape[2]);
+  args.q = tensorArg(q);
+  args.k = tensorArg(k);
+  args.v = tensorArg(v);
+  args.o = tensorArg(*out);
+  args.splits = options.splits;
+  if (mlir::Value lse = flash.getLse()) {
+    std::vector<int64_t> shape = {q.shape[0], q.shape[1], q.shape[2]};
+    auto buffer = allocatePoisoned(shape, DataType::F32, contiguousStrides(shape));
+    if (!buffer)
+      return buffer.status();
+    values[lse] = *buffer;
+    args.lse = reinterpret_cast<float *>(buffer->buffer->get());
+  }
+  if (mlir::Value lengths = flash.getLengths())
+    args.lengths = reinterpret_cast<const int *>(values[lengths].buffer->get());
+  if (mlir::Value keep = flash.getKeep())
+    args.keep = broadcastArg(values[keep]);
+  if (mlir::Value bias = flash.getBias())
+    args.bias = broadcastArg(values[bias]);
+  // Captures are uploaded contiguous, as the kernel reads them.
+  for (auto [i, capture] : llvm::enumerate(flash.getCaptures())) {
+    if (i >= size_t(kMaxScoreModCaptures))
+      return Status(StatusCode::Unsupported, "too many score_mod captures");
+    args.scoreModCaptures[i] =
+        reinterpret_cast<const void *>(values[capture].buffer->get());
+  }
+  double density = maskDensity(spec, args.seqQ, args.seqKV);
+  l.flops = 2.0 * args.batch * spec.headsQ * double(args.seqQ) * args.seqKV *
+            (spec.headDimQK + spec.headDimV) * density;
+  l.bytes = tensorBytes(q) + tensorBytes(k) + tensorBytes(v) + tensorBytes(*out);
+  // The split-KV workspace: sized once, owned by the launch (a launch never
+  // allocates).
+  Result<size_t> workspaceBytes = kernel->workspaceBytes(args);
+  if (!workspaceBytes)
+    return workspaceBytes.status();
+  if (*workspaceBytes) {
+    Result<DeviceBuffer> workspace = DeviceBuffer::allocate(*workspaceBytes);
+    if (!workspace)
+      return workspace.status();
+    l.workspace = std::make_shared<DeviceBuffer>(std::move(*workspace));
+    args.workspace = l.workspace->get();
+    args.workspaceBytes = l.workspace->size();
+  }
+  l.grid = kernel->grid(args.batch, args.seqQ);
+  l.enqueue = [kernel, args] { return kernel->launch(args); };
+  l.flashArgs = args;
+  return l;
+}
+
+/// Allocates the gradients of an attn.flash_bwd (poisoned, in the layout of
+/// what they differentiate) and its workspace, and binds its operands.
+Result<Launch> prepareFlashBackward(mlir::attn::FlashBwdOp op,
+                                    std::shared_ptr<Kernel> kernel,
+                                    ValueMap &values, const RunOptions &options) {
+  Launch l;
+  l.kernel = kernel;
+  const KernelSpec &spec = kernel->spec();
+  // Copies: inserting the gradients below may move the map's entries.
+  const DeviceTensor q = values[op.getQ()], k = values[op.getK()],
+                     v = values[op.getV()], o = values[op.getO()],
+                     dO = values[op.getGradOutput()], lse = values[op.getLse()];
+  BackwardArgs args;
+  args.batch = int(q.shape[0]);
+  args.seqQ = int(q.shape[2]);
+  args.seqKV = int(k.shape[2]);
+  args.q = tensorArg(q);
+  args.k = tensorArg(k);
+  args.v = tensorArg(v);
+  args.o = tensorArg(o);
+  args.gradOutput = tensorArg(dO);
+  args.lse = reinterpret_cast<const float *>(lse.buffer->get());
+  args.deterministic = options.deterministic;
+  if (mlir::Value lengths = op.getLengths())
+    args.lengths = reinterpret_cast<const int *>(values[lengths].buffer->get());
+  if (mlir::Value keep = op.getKeep())
+    args.keep = broadcastArg(values[keep]);
+  if (mlir::Value bias = op.getBias())
+    args.bias = broadcastArg(values[bias]);
+  for (auto [i, capture] : llvm::enumerate(op.getCaptures())) {
+    if (i >= size_t(kMaxScoreModCaptures))
+      return Status(StatusCode::Unsupported, "too many score_mod captures");
+    args.scoreModCaptures[i] =
+        reinterpret_cast<const void *>(values[capture].buffer->get());
+  }
+  // The gradients, poisoned so that an element no kernel wrote shows.
+  std::pair<mlir::Value, const DeviceTensor *> grads[] = {
+      {op.getGradQ(), &q}, {op.getGradK(), &k}, {op.getGradV(), &v}};
+  TensorArg *gradArgs[] = {&args.gradQ, &args.gradK, &args.gradV};
+  for (auto [i, grad] : llvm::enumerate(grads)) {
+    auto buffer = allocatePoisoned(grad.second->shape, grad.second->type,
+                                   grad.second->strides);
+    if (!buffer)
+      return buffer.status();
+    values[grad.first] = *buffer;
+    *gradArgs[i] = tensorArg(*buffer);
+    l.bytes += 2 * tensorBytes(*buffer);
+  }
+  if (mlir::Value gradBias = op.getGradBias()) {
+    auto type = mlir::cast<mlir::RankedTensorType>(gradBias.getType());
+    std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+    auto buffer = allocatePoisoned(shape, *dataTypeOf(type.getElementType()),
+                                   contiguousStrides(shape));
+    if (!buffer)
+      return buffer.status();
+    values[gradBias] = *buffer;
+    args.gradBias = tensorArg(*buffer);
+  }
+  // The workspace: sized once, owned by the launch (a launch never
+  // allocates).
+  Result<size_t> workspaceBytes = kernel->workspaceBytes(args);
+  if (!workspaceBytes)
+    return workspaceBytes.status();
+  Result<DeviceBuffer> workspace = DeviceBuffer::allocate(*workspaceBytes);
+  if (!workspace)
+    return workspace.status();
+  l.workspace = std::make_shared<DeviceBuffer>(std::move(*workspace));
+  args.workspace = l.workspace->get();
+  args.workspaceBytes = l.workspace->size();
+  double density = maskDensity(spec, args.seqQ, args.seqKV);
+  // S, dP, dV, dK and dQ: 2.5 times the forward's products.
+  l.flops = 2.0 * args.batch * spec.headsQ * double(args.seqQ) * args.seqKV *
+            (3.0 * spec.headDimQK + 2.0 * spec.headDimV) * density;
+  l.bytes += tensorBytes(q) + tensorBytes(k) + tensorBytes(v) +
+             tensorBytes(o) + tensorBytes(dO);
+  // The K/V-stationary kernel's grid: (key blocks, K/V heads, batch).
+  l.grid.x = unsigned((args.seqKV + spec.blockN - 1) / spec.blockN);
+  l.grid.y = unsigned(spec.headsKV);
+  l.grid.z = unsigned(args.batch);
+  l.enqueue = [kernel, args] { return kernel->launch(args); };
+  return l;
+}
+
+/// Binds the inputs of an attn.kernel and its result: a new (poisoned)
+/// tensor, or with in_place the first input's memory.
+Result<Launch> prepareGraphKernel(mlir::attn::KernelOp op,
+                                  std::shared_ptr<Kernel> kernel,
+                                  ValueMap &values) {
+  Launch l;
+  l.kernel = kernel;
+  GraphArgs args;
+  for (mlir::Value input : op.getInputs()) {
+    const DeviceTensor &t = values[input];
+    args.inputs.push_back(rank4Arg(t));
+    l.bytes += tensorBytes(t);
+  }
+  DeviceTensor out;
+  if (op.getInPlace()) {
+    out = values[op.getInputs().front()];
+  } else {
+    auto type = mlir::cast<mlir::RankedTensorType>(op.getType());
+    std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+    std::optional<DataType> element = dataTypeOf(type.getElementType());
+    if (!element || *element == DataType::I32 || *element == DataType::I64 ||
+        *element == DataType::Bool)
+      return Status(StatusCode::Unsupported,
+                    "attn.kernel result type is not f16, bf16 or f32");
+    auto buffer = allocatePoisoned(shape, *element, contiguousStrides(shape));
+    if (!buffer)
+      return buffer.status();
+    out = *buffer;
+  }
+  values[op.getResult()] = out;
+  args.output = rank4Arg(out);
+  l.bytes += tensorBytes(out);
+  if (auto matmul = mlir::dyn_cast<mlir::attn::MatmulOp>(op.getPayload())) {
+    auto lhs = matmul.getLhs().getType();
+    int64_t depth = lhs.getDimSize(lhs.getRank() - (matmul.getTransposeLhs() ? 2 : 1));
+    l.flops = 2.0 * double(numElements(out.shape)) * depth;
+  }
+  l.grid = kernel->grid(0, 0);
+  l.enqueue = [kernel, args] { return kernel->launch(args); };
+  return l;
+}
+
+bool isRunnable(mlir::Operation &op) {
+  return mlir::isa<mlir::func::ReturnOp, mlir::arith::ExtFOp,
+                   mlir::arith::TruncFOp, mlir::arith::ConstantOp,
+                   mlir::attn::KernelOp, mlir::attn::FlashOp,
+                   mlir::attn::FlashBwdOp>(op);
+}
+
+} // namespace
+
+std::optional<std::string> whyNotRunnable(mlir::func::FuncOp func) {
+  for (mlir::Operation &op : func.getBody().front())
+    if (!isRunnable(op))
+      return "after the pipeline the function still has '" +
+             op.getName().getStringRef().str() +
+             "', which attn-run cannot execute (see the remarks above; "
+             "--unfused runs every graph op as its own kernel)";
+  return std::nullopt;
+}
+
+Result<Execution> runFunction(mlir::func::FuncOp func,
+                              const std::vector<std::shared_ptr<Kernel>> &kernels,
+                              const std::vector<HostTensor> &inputs,
+                              const RunOptions &options) {
+  Execution run;
+  if (std::optional<std::string> why = whyNotRunnable(func))
+    return Status(StatusCode::Unsupported, *why);
+  mlir::Block &body = func.getBody().front();
+  if (inputs.size() != body.getNumArguments())
+    return Status(StatusCode::InvalidArgument,
+                  std::to_string(inputs.size()) + " inputs for " +
+                      std::to_string(body.getNumArguments()) + " arguments");
+  // The inputs on the device, q/k/v in the requested layout.
+  for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
+    const HostTensor &t = inputs[i];
+    auto type = mlir::cast<mlir::RankedTensorType>(arg.getType());
+    DataType element = *dataTypeOf(type.getElementType());
+    bool qkv = type.getRank() == 4 &&
+               (element == DataType::F16 || element == DataType::BF16);
+    auto dev = upload(t, element, options.bshd && qkv ? bshdStrides(t.shape)
+                                                      : contiguousStrides(t.shape));
+    if (!dev)
+      return dev.status();
+    run.values[arg] = *dev;
+  }
+
+  // attn.flash, attn.flash_bwd and attn.kernel on the GPU; casts between
+  // fused kernels alias (the kernels read and write 16-bit types).
+  size_t kernelIndex = 0;
+  auto nextKernel = [&]() -> Result<std::shared_ptr<Kernel>> {
+    if (kernelIndex >= kernels.size())
+      return Status(StatusCode::InvalidArgument,
+                    "the function has more kernels than were compiled");
+    return kernels[kernelIndex++];
+  };
+  for (mlir::Operation &op : body) {
+    if (auto r = mlir::dyn_cast<mlir::func::ReturnOp>(op)) {
+      run.ret = r;
+      break;
+    }
+    if (mlir::isa<mlir::arith::ExtFOp, mlir::arith::TruncFOp>(op)) {
+      DeviceTensor input = run.values[op.getOperand(0)];
+      run.values[op.getResult(0)] = input;
+      continue;
+    }
+    // Constants hoisted out of score_mod regions are emitted into the kernel.
+    if (mlir::isa<mlir::arith::ConstantOp>(op))
+      continue;
+    Result<Launch> launch = Status(StatusCode::Unsupported, "");
+    if (auto graphKernel = mlir::dyn_cast<mlir::attn::KernelOp>(op)) {
+      Result<std::shared_ptr<Kernel>> kernel = nextKernel();
+      if (!kernel)
+        return kernel.status();
+      launch = prepareGraphKernel(graphKernel, *kernel, run.values);
+    } else if (auto flash = mlir::dyn_cast<mlir::attn::FlashOp>(op)) {
+      Result<std::shared_ptr<Kernel>> kernel = nextKernel();
+      if (!kernel)
+        return kernel.status();
+      launch = prepareFlash(flash, *kernel, run.values, options);
+    } else if (auto backward = mlir::dyn_cast<mlir::attn::FlashBwdOp>(op)) {
+      Result<std::shared_ptr<Kernel>> kernel = nextKernel();
+      if (!kernel)
+        return kernel.status();
+      launch = prepareFlashBackward(backward, *kernel, run.values, options);
+    } else {
+      return Status(StatusCode::Unsupported,
+                    "after the pipeline the function still has '" +
+                        op.getName().getStringRef().str() +
+                        "', which attn-run cannot execute (see the remarks "
+                        "above; --unfused runs every graph op as its own "
+                        "kernel)");
+    }
+    if (!launch)
+      return launch.status();
+    if (Status s = launch->enqueue(); !s)
+      return s;
+    run.launches.push_back(*launch);
+  }
+  return run;
+}
+
+Status synchronize() {
+  Result<Driver *> driver = Driver::get();
+  if (!driver)
+    return driver.status();
+  return (*driver)->synchronize();
+}
+
+Result<std::vector<HostTensor>> downloadResults(const Execution &execution) {
+  std::vector<HostTensor> outputs;
+  mlir::func::ReturnOp ret = execution.ret;
+  for (mlir::Value v : ret.getOperands()) {
+    auto it = execution.values.find(v);
+    if (it == execution.values.end())
+      return Status(StatusCode::InvalidArgument,
+                    "a result of the function was not computed");
+    auto host = download(it->second);
+    if (!host)
+      return host.status();
+    outputs.push_back(std::move(*host));
+  }
+  return outputs;
+}
+
+} // namespace attn::run

@@ -1,0 +1,413 @@
+//===- KernelVariants.cpp - The tables of kernel variants -----------------===//
+//
+// The shared-memory and register models here mirror the templates in
+// kernels-templates/attn/ (the emitted source static_asserts the shared
+// memory; ptxas-report.test checks registers and spills).
+//
+//===----------------------------------------------------------------------===//
+
+#include "attn/Runtime/KernelVariants.h"
+
+#include <algorithm>
+
+namespace attn {
+namespace {
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+/// What every variant requires of a tile configuration.
+std::string checkCommonTiles(const TileConfig &t) {
+  if (t.blockN <= 0 || t.blockN % 16 != 0)
+    return "block_n must be a positive multiple of 16, got " + str(t.blockN);
+  // Bounded so that the kernel's 32-bit constants and the resource model's
+  // products cannot overflow; no GPU holds a larger tile.
+  constexpr int64_t maxTile = 1024;
+  if (t.blockM > maxTile || t.blockN > maxTile)
+    return "block_m and block_n must be at most " + str(maxTile) + ", got " +
+           str(t.blockM) + " and " + str(t.blockN);
+  if (t.stages < 1 || t.stages > 4)
+    return "stages must be between 1 and 4, got " + str(t.stages);
+  return "";
+}
+
+std::string checkHeadDims(const OperandShape &s, int64_t multiple) {
+  for (int64_t dim : {s.headDimQK, s.headDimV})
+    if (dim <= 0 || dim % multiple != 0 || dim > kMaxHeadDim)
+      return "head dims that are multiples of " + str(multiple) + " up to " +
+             str(kMaxHeadDim) + ", got " + str(s.headDimQK) + "/" +
+             str(s.headDimV);
+  return "";
+}
+
+/// What one thread may use when the block size does not limit it.
+int64_t architectureRegisterLimit(const TileConfig &) { return 255; }
+
+//===-- sm80: cp.async + mma.sync, any head dim that is a multiple of 8 ---===//
+
+constexpr int64_t paddedHeadDim(int64_t headDim) {
+  return (headDim + 15) / 16 * 16;
+}
+/// Row stride in elements of a [rows][headDim] tile: the padded head dim
+/// plus one 16-byte chunk, so that 8 rows read by ldmatrix fall in 8
+/// different bank groups.
+constexpr int64_t sharedRowStride(int64_t headDim) {
+  return paddedHeadDim(headDim) + 8;
+}
+
+std::string sm80Tiles(const TileConfig &t) {
+  if (t.numWarps != 1 && t.numWarps != 2 && t.numWarps != 4 && t.numWarps != 8)
+    return "num_warps must be 1, 2, 4 or 8, got " + str(t.numWarps);
+  // Each warp owns 16 query rows of an m16n8k16 tile.
+  if (t.blockM <= 0 || t.blockM % (16 * t.numWarps) != 0)
+    return "block_m must be a positive multiple of 16 * num_warps = " +
+           str(16 * t.numWarps) + ", got " + str(t.blockM);
+  return checkCommonTiles(t);
+}
+
+std::string sm80Operands(const OperandShape &s) { return checkHeadDims(s, 8); }
+
+/// Q and `stages` K and V tiles of padded rows; a transposed K tile is
+/// [headDim][blockN].
+int64_t sm80Shared(const TileConfig &t, const OperandShape &s) {
+  int64_t q = t.blockM * sharedRowStride(s.headDimQK);
+  int64_t k = s.transposeK ? paddedHeadDim(s.headDimQK) * (t.blockN + 8)
+                           : t.blockN * sharedRowStride(s.headDimQK);
+  int64_t v = t.blockN * sharedRowStride(s.headDimV);
+  return 2 * (q + t.stages * (k + v));
+}
+
+/// The O and S accumulators of each warp's 16-row m-tiles, plus addressing
+/// and softmax state, plus the index and operand arithmetic of element-wise
+/// work on every tile, which ptxas showed to cost about 16 registers for one
+/// m-tile and 64 more for each further one.
+int64_t sm80Registers(const TileConfig &t, const OperandShape &s) {
+  int64_t mTiles = t.blockM / (16 * t.numWarps);
+  return mTiles * 4 * (paddedHeadDim(s.headDimV) / 8 + t.blockN / 8) + 64 +
+         (s.elementwise ? 16 + 64 * (mTiles - 1) : 0);
+}
+
+std::vector<TileConfig> sm80Candidates(const OperandShape &) {
+  std::vector<TileConfig> out;
+  for (int64_t m : {64, 128})
+    for (int64_t warps : {4, 8})
+      for (int64_t n : {32, 64, 128})
+        for (int64_t stages : {1, 2})
+          if (m % (16 * warps) == 0)
+            out.push_back({m, n, warps, stages});
+  return out;
+}
+
+//===-- sm90: cp.async + wgmma, one block per tile -------------------------===//
+
+std::string sm90Tiles(const TileConfig &t) {
+  // wgmma: a warpgroup (4 warps) owns 64 rows; S is one m64nN product.
+  if ((t.numWarps != 4 && t.numWarps != 8) || t.blockM != 16 * t.numWarps)
+    return "sm90 needs whole warpgroups (num_warps 4 or 8) and block_m = 16 * "
+           "num_warps, got block_m = " +
+           str(t.blockM) + ", num_warps = " + str(t.numWarps);
+  if (t.blockN != 64 && t.blockN != 128 && t.blockN != 192 && t.blockN != 256)
+    return "sm90 needs block_n 64, 128, 192 or 256 (one wgmma N), got " +
+           str(t.blockN);
+  return checkCommonTiles(t);
+}
+
+std::string sm90Operands(const OperandShape &s) {
+  if (s.transposeK)
+    return "an untransposed k (K^T tiles would need MN-major wgmma "
+           "operands)";
+  return checkHeadDims(s, 64);
+}
+
+/// Dense 128-byte-swizzled tiles plus 1024 bytes to align them.
+int64_t sm90Shared(const TileConfig &t, const OperandShape &s) {
+  return 2 * (t.blockM * s.headDimQK +
+              t.stages * t.blockN * (s.headDimQK + s.headDimV)) +
+         1024;
+}
+
+/// A warpgroup's 64 x blockN S, its packed P and its 64 x headDimV O, spread
+/// over 128 threads.
+int64_t sm90Registers(const TileConfig &t, const OperandShape &s) {
+  return t.blockN / 2 + t.blockN / 4 + s.headDimV / 2 + 40 +
+         (s.elementwise ? 16 : 0);
+}
+
+std::vector<TileConfig> sm90Candidates(const OperandShape &) {
+  std::vector<TileConfig> out;
+  for (int64_t warps : {4, 8})
+    for (int64_t n : {64, 128})
+      out.push_back({16 * warps, n, warps, 2});
+  return out;
+}
+
+//===-- sm90ws: TMA producer, warp-specialized consumers, persistent ------===//
+
+/// Consumer warpgroups of a configuration (one more warpgroup produces).
+int64_t wsConsumers(const TileConfig &t) { return t.numWarps / 4 - 1; }
+
+std::string sm90wsTiles(const TileConfig &t) {
+  if (t.numWarps != 8 && t.numWarps != 12 && t.numWarps != 16)
+    return "sm90ws needs a producer and 1 to 3 consumer warpgroups (num_warps "
+           "8, 12 or 16), got num_warps = " +
+           str(t.numWarps);
+  if (t.blockM != 64 * wsConsumers(t))
+    return "sm90ws needs block_m = 64 rows per consumer warpgroup = " +
+           str(64 * wsConsumers(t)) + ", got " + str(t.blockM);
+  if (t.blockN > 256)
+    return "sm90ws needs block_n of at most 256 (one TMA box, one wgmma N), "
+           "got " +
+           str(t.blockN);
+  if (t.stages < 2)
+    return "sm90ws needs at least 2 stages, got " + str(t.stages);
+  return checkCommonTiles(t);
+}
+
+std::string sm90wsOperands(const OperandShape &s) { return sm90Operands(s); }
+
+/// Q, `stages` K and V tiles in 64-column swizzle blocks, 1024 bytes to
+/// align them, and the mbarriers (Q full/empty, and per stage K and V
+/// full/empty).
+int64_t sm90wsShared(const TileConfig &t, const OperandShape &s) {
+  const int64_t blocksQK = (s.headDimQK + 63) / 64, blocksV = (s.headDimV + 63) / 64;
+  return 1024 + 128 * blocksQK * t.blockM +
+         t.stages * 128 * t.blockN * (blocksQK + blocksV) +
+         8 * (2 + 4 * t.stages);
+}
+
+/// A consumer thread's S (blockN / 2), the packed P of the previous tile
+/// (blockN / 4) and O (headDimV / 2), plus softmax and addressing state;
+/// per-element loads of bias and keep cost about 56 more (their 64-bit
+/// addressing), a score_mod alone about 24. Fitted to ptxas 13.0 on the GPU
+/// suite's masks so that the largest blockN allowed compiles without spills.
+int64_t sm90wsRegisters(const TileConfig &t, const OperandShape &s) {
+  return 3 * t.blockN / 4 + s.headDimV / 2 + 40 +
+         (s.maskOperands ? 56 : s.elementwise ? 24 : 0);
+}
+
+/// After setmaxnreg: the producer keeps 24 (32 with three consumers) of the
+/// SM's 64K registers per thread; a single consumer needs no reallocation.
+int64_t sm90wsRegisterLimit(const TileConfig &t) {
+  switch (wsConsumers(t)) {
+  case 1:
+    return 255;
+  case 2:
+    return 240;
+  default:
+    return 160;
+  }
+}
+
+std::vector<TileConfig> sm90wsCandidates(const OperandShape &s) {
+  std::vector<TileConfig> out;
+  // Two consumers of 64 rows, or three (their registers limit blockN);
+  // wgmma takes any N that is a multiple of 16.
+  for (int64_t consumers : {2, 3})
+    for (int64_t n = 64; n <= 256; n += 16)
+      out.push_back({64 * consumers, n, 4 * (consumers + 1), 2});
+  return out;
+}
+
+//===-- sm80 backward: cp.async + mma.sync, K/V-stationary ----------------===//
+//
+// kernels-templates/attn/sm80/flash_bwd.cuh. Each warp of the K/V-stationary
+// kernel owns 16 keys of the block's tile; the warps that share them (the
+// "warps per key tile") split the query tile and the head dims of dK and dV.
+// Its dQ product puts warps along the query rows (whole m16 tiles) and the
+// head dim. The deterministic dQ kernel gives each warp 16 query rows.
+
+int64_t warpsPerKeyTile(const TileConfig &t) {
+  return t.numWarps / (t.blockN / 16);
+}
+int64_t dqWarpsM(const TileConfig &t) {
+  return std::min(t.numWarps, t.blockM / 16);
+}
+int64_t dqWarpsD(const TileConfig &t) { return t.numWarps / dqWarpsM(t); }
+/// Keys per tile of the deterministic dQ kernel: block_n, but 16 for head
+/// dims over 128, where ptxas keeps the dQ accumulator and the operands of
+/// several key steps in flight (242 registers at head dim 256 with 32 keys,
+/// 165 with 16).
+int64_t dqBlockN(const TileConfig &t, const OperandShape &s) {
+  return paddedHeadDim(s.headDimQK) > 128 ? 16 : t.blockN;
+}
+
+std::string sm80BackwardTiles(const TileConfig &t) {
+  if (t.numWarps != 1 && t.numWarps != 2 && t.numWarps != 4 && t.numWarps != 8)
+    return "num_warps must be 1, 2, 4 or 8, got " + str(t.numWarps);
+  // Each warp owns 16 keys of the block's K/V tile.
+  if (t.blockN <= 0 || t.blockN % 16 != 0 || t.numWarps % (t.blockN / 16) != 0)
+    return "block_n must be 16 times a divisor of num_warps = " +
+           str(t.numWarps) + " (16 keys per warp), got " + str(t.blockN);
+  // The warps sharing 16 keys split the query tile in whole m16 tiles; the
+  // deterministic dQ kernel gives each 16 query rows a warp (at most 8).
+  int64_t shared = warpsPerKeyTile(t);
+  if (t.blockM <= 0 || t.blockM % (16 * shared) != 0 || t.blockM > 128)
+    return "block_m must be a multiple of 16 * " + str(shared) +
+           " (the warps that share 16 keys) and at most 128, got " +
+           str(t.blockM);
+  if (t.stages < 1 || t.stages > 2)
+    return "stages must be 1 or 2, got " + str(t.stages);
+  return "";
+}
+
+std::string sm80BackwardOperands(const OperandShape &s) {
+  if (s.transposeK)
+    return "an untransposed k ([batch, heads, seq, dim]; the reference "
+           "evaluates a transposed one)";
+  return checkHeadDims(s, 8);
+}
+
+/// The head dims split evenly, in whole n8 tiles, over the warps that
+/// share them (dK and dV in the K/V-stationary kernel, dQ there too).
+std::string sm80BackwardTilesFor(const TileConfig &t, const OperandShape &s) {
+  int64_t qk = paddedHeadDim(s.headDimQK), v = paddedHeadDim(s.headDimV);
+  int64_t shared = warpsPerKeyTile(t);
+  if (qk % (8 * shared) != 0 || v % (8 * shared) != 0 ||
+      qk % (8 * dqWarpsD(t)) != 0)
+    return "the config splits head dims " + str(s.headDimQK) + "/" +
+           str(s.headDimV) + " over " + str(shared) +
+           " warps per 16 keys, which does not give whole 8-column tiles";
+  return "";
+}
+
+/// Row stride (elements) of the [keys][queries] tiles of P and dS.
+int64_t backwardScoreStride(const TileConfig &t) { return t.blockM + 8; }
+
+/// K and V of the block, `stages` Q and dO tiles with their logsumexp and
+/// D rows (f32), dS and, when warps split the queries, P.
+int64_t sm80BackwardShared(const TileConfig &t, const OperandShape &s) {
+  int64_t qk = sharedRowStride(s.headDimQK), v = sharedRowStride(s.headDimV);
+  int64_t scores =
+      t.blockN * backwardScoreStride(t) * (warpsPerKeyTile(t) > 1 ? 2 : 1);
+  return 2 * (t.blockN * (qk + v) + t.stages * t.blockM * (qk + v) + scores) +
+         8 * t.stages * t.blockM;
+}
+
+/// Q and dO of the block, `stages` K and V tiles.
+int64_t sm80BackwardDqShared(const TileConfig &t, const OperandShape &s) {
+  int64_t qk = sharedRowStride(s.headDimQK), v = sharedRowStride(s.headDimV);
+  return 2 * (t.blockM * (qk + v) + t.stages * dqBlockN(t, s) * (qk + v));
+}
+
+int64_t sm80BackwardDqThreads(const TileConfig &t) { return t.blockM / 16 * 32; }
+
+/// The dK and dV accumulators and the larger of S with dP (16 keys by the
+/// warp's queries) and a chunk of the dQ product, with a quarter more for
+/// the operand fragments ptxas keeps in flight, plus addressing;
+/// element-wise work (bias, keep, score_mod) adds index arithmetic. Fitted
+/// to ptxas (sm_80, CUDA 13): 161-189 registers at head dims 32-64 with one
+/// warp per 16 keys, 246 at 80, 124-174 with two or four.
+int64_t sm80BackwardRegisters(const TileConfig &t, const OperandShape &s) {
+  int64_t qk = paddedHeadDim(s.headDimQK), v = paddedHeadDim(s.headDimV);
+  int64_t accumulators = (qk + v) / (2 * warpsPerKeyTile(t));
+  int64_t scores = t.blockM / warpsPerKeyTile(t);
+  // dQ in chunks of at most 64 columns per warp.
+  int64_t dq = (t.blockM / 16 / dqWarpsM(t)) *
+               std::min<int64_t>(qk / dqWarpsD(t), 64) / 2;
+  return (accumulators + std::max(scores, dq)) * 5 / 4 + 40 +
+         (s.elementwise ? 16 : 0);
+}
+
+/// The dQ accumulator and the S and dP of 16 rows by dqBlockN keys, plus
+/// addressing and the element-wise work (ptxas: 163-174 at head dims 64-128
+/// with 64 keys, 226 at 256 with 16 keys and a score_mod).
+int64_t sm80BackwardDqRegisters(const TileConfig &t, const OperandShape &s) {
+  return paddedHeadDim(s.headDimQK) / 2 + dqBlockN(t, s) + 48 +
+         (s.elementwise ? 32 : 0);
+}
+
+/// Preferred first: large K/V tiles (each loads Q and dO once per query
+/// tile), a double-buffered Q/dO pipeline, fewer warps per key tile (P
+/// stays in registers at one). Later entries trade these for registers
+/// (large head dims) and shared memory (sm_86/sm_89).
+std::vector<TileConfig> sm80BackwardCandidates(const OperandShape &) {
+  return {{64, 64, 4, 2}, {64, 64, 8, 2}, {64, 64, 4, 1}, {64, 64, 8, 1},
+          {64, 32, 8, 2}, {64, 32, 8, 1}, {64, 16, 4, 2}, {64, 16, 4, 1}};
+}
+
+} // namespace
+
+const std::vector<KernelVariant> &kernelVariants() {
+  static const std::vector<KernelVariant> variants = {
+      {"sm90ws",
+       "sm_90a: TMA producer warp, warp-specialized wgmma consumers, "
+       "persistent",
+       "attn/sm90/flash_fwd_ws.cuh", "attn::sm90::FlashForwardWS", 90, true,
+       true, sm90wsTiles, sm90wsOperands, sm90wsShared, sm90wsRegisters,
+       sm90wsRegisterLimit, sm90wsCandidates},
+      {"sm90", "sm_90a: cp.async loads, wgmma products",
+       "attn/sm90/flash_fwd.cuh", "attn::sm90::FlashForward", 90, true, false,
+       sm90Tiles, sm90Operands, sm90Shared, sm90Registers,
+       architectureRegisterLimit, sm90Candidates},
+      {"sm80", "sm_80 and newer: cp.async loads, mma.sync products",
+       "attn/sm80/flash_fwd.cuh", "attn::sm80::FlashForward", 80, false, false,
+       sm80Tiles, sm80Operands, sm80Shared, sm80Registers,
+       architectureRegisterLimit, sm80Candidates},
+  };
+  return variants;
+}
+
+const KernelVariant *findKernelVariant(std::string_view name) {
+  for (const KernelVariant &v : kernelVariants())
+    if (v.name == name)
+      return &v;
+  return nullptr;
+}
+
+std::string knownVariantNames() {
+  std::string names;
+  for (const KernelVariant &v : kernelVariants())
+    names += (names.empty() ? "" : ", ") + std::string(v.name);
+  return names;
+}
+
+std::string BackwardKernelVariant::checkFits(const TileConfig &tiles,
+                                             const OperandShape &shape,
+                                             int64_t maxSharedPerBlock) const {
+  int64_t smem = maxSharedBytes(tiles, shape);
+  if (smem > maxSharedPerBlock)
+    return "config needs " + std::to_string(smem) +
+           " bytes of shared memory; the arch allows " +
+           std::to_string(maxSharedPerBlock);
+  int64_t regs = registers(tiles, shape);
+  if (regs > registerLimit)
+    return "config needs about " + std::to_string(regs) +
+           " registers per thread in the K/V-stationary kernel; the limit is " +
+           std::to_string(registerLimit);
+  int64_t dqRegs = dqRegisters(tiles, shape);
+  if (dqRegs > dqRegisterLimit)
+    return "config needs about " + std::to_string(dqRegs) +
+           " registers per thread in the dQ kernel; the limit is " +
+           std::to_string(dqRegisterLimit);
+  return "";
+}
+
+const std::vector<BackwardKernelVariant> &backwardKernelVariants() {
+  static const std::vector<BackwardKernelVariant> variants = {
+      {"sm80", "sm_80 and newer: cp.async loads, mma.sync products",
+       "attn/sm80/flash_bwd.cuh", "attn::sm80::FlashBackwardKV",
+       "attn::sm80::FlashBackwardQ", 80, false, sm80BackwardTiles,
+       sm80BackwardOperands, sm80BackwardTilesFor, sm80BackwardShared,
+       sm80BackwardDqShared, sm80BackwardDqThreads, sm80BackwardRegisters,
+       sm80BackwardDqRegisters,
+       // ptxas spills at the 255 limit; the dQ kernel holds only dQ across
+       // its loop and stays below its estimate (165 at head dim 256).
+       200, 224, sm80BackwardCandidates},
+  };
+  return variants;
+}
+
+const BackwardKernelVariant *findBackwardKernelVariant(std::string_view name) {
+  for (const BackwardKernelVariant &v : backwardKernelVariants())
+    if (v.name == name)
+      return &v;
+  return nullptr;
+}
+
+std::string knownBackwardVariantNames() {
+  std::string names;
+  for (const BackwardKernelVariant &v : backwardKernelVariants())
+    names += (names.empty() ? "" : ", ") + std::string(v.name);
+  return names;
+}
+
+} // namespace attn

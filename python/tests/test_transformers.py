@@ -1,0 +1,97 @@
+"""attn as a Hugging Face transformers attention implementation: a small,
+randomly initialised Llama-style model (GQA; no download) gives the logits
+and greedy tokens of attn_implementation="sdpa" on padded batches, in
+prefill and in generate() with a KV cache. Skipped without CUDA or
+transformers.
+"""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+if not torch.cuda.is_available():
+    pytest.skip("no CUDA device", allow_module_level=True)
+
+import attn  # noqa: E402
+import attn.transformers  # noqa: E402
+
+attn.transformers.register()
+
+
+def models():
+    """The same weights under "sdpa" and "attn", bf16, eval mode."""
+    config = transformers.LlamaConfig(
+        vocab_size=512, hidden_size=512, intermediate_size=1024, num_hidden_layers=3,
+        num_attention_heads=8, num_key_value_heads=2, max_position_embeddings=512,
+        # Wider weights than the default 0.02: peaked logits, so that greedy
+        # choices are not near-ties that bf16 rounding could flip.
+        initializer_range=0.2, pad_token_id=0, bos_token_id=1, eos_token_id=2)
+    torch.manual_seed(0)
+    built = {}
+    for impl in ("sdpa", "attn"):
+        model = transformers.AutoModelForCausalLM.from_config(config, attn_implementation=impl)
+        if built:
+            model.load_state_dict(built["sdpa"].state_dict())
+        built[impl] = model.to("cuda", torch.bfloat16).eval()
+    assert built["attn"].config._attn_implementation == "attn"
+    return built["sdpa"], built["attn"]
+
+
+def padded_batch():
+    """Three prompts of 24, 17 and 9 tokens, left-padded as generate() wants."""
+    torch.manual_seed(1)
+    lengths = [24, 17, 9]
+    ids = torch.zeros(3, 24, dtype=torch.long)
+    mask = torch.zeros(3, 24, dtype=torch.long)
+    for row, n in enumerate(lengths):
+        ids[row, 24 - n:] = torch.randint(3, 512, (n,))
+        mask[row, 24 - n:] = 1
+    return ids.cuda(), mask.cuda()
+
+
+@pytest.fixture
+def attn_calls(monkeypatch):
+    """The query lengths of the attn.sdpa calls the model makes."""
+    calls = []
+    sdpa = attn.sdpa
+
+    def counting(query, *args, **kwargs):
+        calls.append(query.shape[2])
+        return sdpa(query, *args, **kwargs)
+
+    monkeypatch.setattr(attn, "sdpa", counting)
+    return calls
+
+
+def test_prefill_logits_match_sdpa(attn_calls):
+    reference, model = models()
+    ids, mask = padded_batch()
+    with torch.no_grad():
+        expected = reference(input_ids=ids, attention_mask=mask).logits.float()
+        got = model(input_ids=ids, attention_mask=mask).logits.float()
+    assert attn_calls == [24] * 3  # every layer ran on attn
+    valid = mask.bool()  # padded positions attend to nothing: not compared
+    error = (got[valid] - expected[valid]).norm() / expected[valid].norm()
+    assert error < 2e-2, error
+    assert torch.equal(got[valid].argmax(-1), expected[valid].argmax(-1))
+
+
+def test_generate_with_kv_cache_matches_sdpa(attn_calls):
+    reference, model = models()
+    ids, mask = padded_batch()
+    settings = dict(attention_mask=mask, max_new_tokens=12, do_sample=False, pad_token_id=0,
+                    return_dict_in_generate=True, output_scores=True)
+    expected = reference.generate(ids, **settings)
+    got = model.generate(ids, **settings)
+    # Prefill once, then one query token per layer and step, on a KV cache.
+    assert attn_calls[:3] == [24] * 3 and attn_calls[3:] and set(attn_calls[3:]) == {1}
+    new_expected, new_got = expected.sequences[:, 24:], got.sequences[:, 24:]
+    if not torch.equal(new_got, new_expected):
+        # Only a near-tie in the reference's own scores may flip a token.
+        step = int((new_got != new_expected).any(0).nonzero()[0])
+        top2 = expected.scores[step].float().topk(2, dim=-1).values
+        margin = (top2[:, 0] - top2[:, 1]).min().item()
+        assert margin < 0.05, f"tokens differ at step {step} with a margin of {margin}"
+        new_expected, new_got = new_expected[:, :step], new_got[:, :step]
+    assert torch.equal(new_got, new_expected)
+    assert new_got.shape[1] >= 6, "fewer than 6 tokens to compare"

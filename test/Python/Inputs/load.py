@@ -1,0 +1,8 @@
+# Loads libattn_c through the Python package and prints what it found.
+import attn
+
+try:
+    lib = attn.library()
+    print(f"attn {attn.__version__} from {lib._name}, C ABI {lib.attn_abi_version()}")
+except attn.AttnError as e:
+    print(f"AttnError: {e}")

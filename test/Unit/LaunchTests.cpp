@@ -1,0 +1,582 @@
+//===- LaunchTests.cpp - Kernel::launch against a fake CUDA driver --------===//
+//
+// The launch path without a GPU: a fake driver (Driver::overrideForTesting)
+// records contexts pushed, pointers asked about, allocations,
+// synchronizations and launches, so that these tests can check which
+// context a launch runs in, that the caller's context is restored, that
+// host or foreign-device pointers never reach a launch, that a launch
+// neither allocates nor synchronizes, that nothing is loaded during stream
+// capture, and how long the host side of a launch takes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DriverApi.h"
+
+#include "attn/Runtime/Context.h"
+#include "attn/params.h"
+#include "attn/params_bwd.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <vector>
+
+using namespace attn;
+
+namespace {
+
+/// What the fake driver saw; one test at a time, one thread.
+struct FakeState {
+  std::vector<CUcontext> stack; ///< back(): the current context
+  int pushes = 0, pops = 0, loads = 0, unloads = 0, allocations = 0,
+      synchronizations = 0;
+  bool capturing = false;
+  struct Launch {
+    CUfunction function;
+    unsigned grid[3], block, shared;
+    CUstream stream;
+    CUcontext context;
+    FlashParams params;        ///< of a forward launch
+    FlashBwdParams bwdParams;  ///< of a backward launch ("fake_bwd_*")
+  };
+  std::vector<Launch> launches;
+  std::map<CUfunction, std::string> functionNames;
+};
+FakeState state;
+
+CUcontext primary(int ordinal) {
+  return reinterpret_cast<CUcontext>(uintptr_t(0x1000 * (ordinal + 1)));
+}
+/// A context of the caller's own, on device 1.
+const CUcontext userContext = reinterpret_cast<CUcontext>(uintptr_t(0x9000));
+
+// Fake device memory: device 0 at [1 << 40, +1 GiB), device 1 after it;
+// pinned host memory at 3 << 40.
+constexpr uintptr_t kDeviceBase = uintptr_t(1) << 40, kDeviceSpan = 1 << 30;
+constexpr uintptr_t kPinnedBase = uintptr_t(3) << 40;
+void *deviceMemory(int ordinal, size_t offset = 0) {
+  return reinterpret_cast<void *>(kDeviceBase + ordinal * kDeviceSpan + offset);
+}
+
+CUresult ok() { return CUDA_SUCCESS; }
+
+Driver::Api fakeApi() {
+  Driver::Api a = {};
+  a.init = [](unsigned) { return ok(); };
+  a.driverGetVersion = [](int *v) { *v = 13000; return ok(); };
+  a.deviceGetCount = [](int *n) { *n = 2; return ok(); };
+  a.deviceGet = [](CUdevice *d, int ordinal) { *d = ordinal; return ok(); };
+  a.deviceGetName = [](char *name, int size, CUdevice) {
+    std::strncpy(name, "Fake H200", size);
+    return ok();
+  };
+  a.deviceGetAttribute = [](int *value, CUdevice_attribute which, CUdevice) {
+    switch (which) {
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *value = 9; break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *value = 0; break;
+    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *value = 132; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *value = 232448; break;
+    default: *value = 1; break;
+    }
+    return ok();
+  };
+  a.deviceTotalMem = [](size_t *bytes, CUdevice) { *bytes = size_t(1) << 30; return ok(); };
+  a.primaryCtxRetain = [](CUcontext *c, CUdevice d) { *c = primary(d); return ok(); };
+  a.ctxGetCurrent = [](CUcontext *c) {
+    *c = state.stack.empty() ? nullptr : state.stack.back();
+    return ok();
+  };
+  a.ctxPushCurrent = [](CUcontext c) {
+    state.stack.push_back(c);
+    ++state.pushes;
+    return ok();
+  };
+  a.ctxPopCurrent = [](CUcontext *c) {
+    *c = state.stack.back();
+    state.stack.pop_back();
+    ++state.pops;
+    return ok();
+  };
+  a.ctxGetDevice = [](CUdevice *d) {
+    CUcontext c = state.stack.back();
+    *d = c == primary(0) ? 0 : 1;
+    return ok();
+  };
+  a.ctxSynchronize = [] { ++state.synchronizations; return ok(); };
+  a.getErrorString = [](CUresult, const char **text) { *text = "fake error"; return ok(); };
+  a.streamIsCapturing = [](CUstream, CUstreamCaptureStatus *status) {
+    *status = state.capturing ? CU_STREAM_CAPTURE_STATUS_ACTIVE
+                              : CU_STREAM_CAPTURE_STATUS_NONE;
+    return ok();
+  };
+  a.pointerGetAttributes = [](unsigned count, CUpointer_attribute *attributes,
+                              void **values, CUdeviceptr pointer) {
+    uintptr_t p = static_cast<uintptr_t>(pointer);
+    unsigned type = 0;
+    int ordinal = -1;
+    if (p >= kDeviceBase && p < kDeviceBase + 2 * kDeviceSpan) {
+      type = CU_MEMORYTYPE_DEVICE;
+      ordinal = int((p - kDeviceBase) / kDeviceSpan);
+    } else if (p >= kPinnedBase && p < kPinnedBase + kDeviceSpan) {
+      type = CU_MEMORYTYPE_HOST;
+      ordinal = 0;
+    }
+    for (unsigned i = 0; i < count; ++i) {
+      if (attributes[i] == CU_POINTER_ATTRIBUTE_MEMORY_TYPE)
+        *static_cast<unsigned *>(values[i]) = type;
+      else if (attributes[i] == CU_POINTER_ATTRIBUTE_IS_MANAGED)
+        *static_cast<unsigned *>(values[i]) = 0;
+      else if (attributes[i] == CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL)
+        *static_cast<int *>(values[i]) = ordinal;
+    }
+    return ok();
+  };
+  a.moduleLoadData = [](CUmodule *m, const void *) {
+    *m = reinterpret_cast<CUmodule>(uintptr_t(0x100 + ++state.loads));
+    return ok();
+  };
+  a.moduleUnload = [](CUmodule) { ++state.unloads; return ok(); };
+  a.moduleGetFunction = [](CUfunction *f, CUmodule m, const char *name) {
+    // One function per entry: the main one, _combine, and the backward's.
+    int entry = std::strstr(name, "_combine")   ? 1
+                : std::strstr(name, "_pre")     ? 2
+                : std::strstr(name, "_dq")      ? 3
+                : std::strstr(name, "_convert") ? 4
+                                                : 0;
+    *f = reinterpret_cast<CUfunction>(reinterpret_cast<uintptr_t>(m) * 16 + entry);
+    state.functionNames[*f] = name;
+    return ok();
+  };
+  a.funcSetAttribute = [](CUfunction, CUfunction_attribute, int) { return ok(); };
+  a.funcGetAttribute = [](int *v, CUfunction_attribute, CUfunction) { *v = 128; return ok(); };
+  a.occupancyMaxActiveBlocks = [](int *blocks, CUfunction, int, size_t) {
+    *blocks = 1;
+    return ok();
+  };
+  a.launchKernel = [](CUfunction f, unsigned gx, unsigned gy, unsigned gz,
+                      unsigned bx, unsigned, unsigned, unsigned shared,
+                      CUstream stream, void **args, void **) {
+    FakeState::Launch l;
+    l.function = f;
+    l.grid[0] = gx;
+    l.grid[1] = gy;
+    l.grid[2] = gz;
+    l.block = bx;
+    l.shared = shared;
+    l.stream = stream;
+    l.context = state.stack.empty() ? nullptr : state.stack.back();
+    if (state.functionNames[f].rfind("fake_bwd", 0) == 0)
+      l.bwdParams = *static_cast<FlashBwdParams *>(args[0]);
+    else
+      l.params = *static_cast<FlashParams *>(args[0]);
+    state.launches.push_back(l);
+    return ok();
+  };
+  a.memAlloc = [](CUdeviceptr *p, size_t) {
+    ++state.allocations;
+    *p = reinterpret_cast<CUdeviceptr>(deviceMemory(0, 1 << 20));
+    return ok();
+  };
+  a.memFree = [](CUdeviceptr) { return ok(); };
+  a.memcpyHtoD = [](CUdeviceptr, const void *, size_t) { return ok(); };
+  a.memcpyDtoH = [](void *, CUdeviceptr, size_t) { return ok(); };
+  a.memsetD8 = [](CUdeviceptr, unsigned char, size_t) { return ok(); };
+  a.eventCreate = [](CUevent *, unsigned) { return ok(); };
+  a.eventDestroy = [](CUevent) { return ok(); };
+  a.eventRecord = [](CUevent, CUstream) { return ok(); };
+  a.eventSynchronize = [](CUevent) { return ok(); };
+  a.eventElapsedTime = [](float *ms, CUevent, CUevent) { *ms = 0; return ok(); };
+  return a;
+}
+
+/// A fused-attention kernel compiled by NVRTC (no GPU needed) from a
+/// trivial source: the fake driver never runs it.
+std::shared_ptr<Kernel> buildFakeFlashKernel(const std::string &name) {
+  Context::Options options;
+  options.arch = "sm_90a";
+  options.diskCache = false;
+  auto context = Context::create(options);
+  EXPECT_TRUE(context.isOk()) << context.status().toString();
+  KernelSpec spec;
+  spec.name = name;
+  spec.source = "#include \"attn/params.h\"\n"
+                "extern \"C\" __global__ void " + name + "(attn::FlashParams) {}\n"
+                "extern \"C\" __global__ void " + name + "_combine(attn::FlashParams) {}\n";
+  spec.variant = "sm80";
+  spec.threads = 128;
+  spec.blockM = 64;
+  spec.blockN = 64;
+  spec.numWarps = 4;
+  spec.stages = 2;
+  spec.headsQ = 8;
+  spec.headsKV = 2;
+  spec.headDimQK = spec.headDimV = 128;
+  spec.scale = 0.125f;
+  auto kernel = (*context)->build(spec);
+  EXPECT_TRUE(kernel.isOk()) << kernel.status().toString();
+  return *kernel;
+}
+
+/// A backward kernel (its four entries) compiled by NVRTC from a trivial
+/// source: causal, GQA 8/2, head dim 64, 64 x 64 tiles.
+std::shared_ptr<Kernel>
+buildFakeBackwardKernel(const std::string &name,
+                        void (*edit)(KernelSpec &) = nullptr) {
+  Context::Options options;
+  options.arch = "sm_90a";
+  options.diskCache = false;
+  auto context = Context::create(options);
+  EXPECT_TRUE(context.isOk()) << context.status().toString();
+  KernelSpec spec;
+  spec.kind = KernelKind::FlashBackward;
+  spec.name = name;
+  spec.source = "#include \"attn/params_bwd.h\"\n";
+  for (const char *entry : {"", "_dq", "_pre", "_convert"})
+    spec.source += "extern \"C\" __global__ void " + name + entry +
+                   "(attn::FlashBwdParams) {}\n";
+  spec.variant = "sm80";
+  spec.threads = 128;
+  spec.blockM = 64;
+  spec.blockN = 64;
+  spec.numWarps = 4;
+  spec.stages = 2;
+  spec.headsQ = 8;
+  spec.headsKV = 2;
+  spec.headDimQK = spec.headDimV = 64;
+  spec.causal = true;
+  spec.scale = 0.125f;
+  spec.backwardDqThreads = 128;
+  spec.backwardDqSharedBytes = 1024;
+  spec.sharedBytes = 2048;
+  if (edit)
+    edit(spec);
+  auto kernel = (*context)->build(spec);
+  EXPECT_TRUE(kernel.isOk()) << kernel.status().toString();
+  return *kernel;
+}
+
+class FakeDriverLaunch : public ::testing::Test {
+protected:
+  void SetUp() override {
+    state = FakeState();
+    api = fakeApi();
+    ASSERT_TRUE(Driver::overrideForTesting(&api).isOk());
+  }
+  void TearDown() override { (void)Driver::overrideForTesting(nullptr); }
+
+  /// Decode-shaped operands on `ordinal`: q [2, 8, 1, 128], k/v [2, 2,
+  /// 1000, 128], o like q.
+  FlashArgs decodeArgs(int ordinal) {
+    FlashArgs a;
+    a.batch = 2;
+    a.seqQ = 1;
+    a.seqKV = 1000;
+    int64_t qShape[4] = {2, 8, 1, 128}, kvShape[4] = {2, 2, 1000, 128};
+    a.q = TensorArg::contiguous(deviceMemory(ordinal, 0), qShape);
+    a.k = TensorArg::contiguous(deviceMemory(ordinal, 1 << 16), kvShape);
+    a.v = TensorArg::contiguous(deviceMemory(ordinal, 1 << 22), kvShape);
+    a.o = TensorArg::contiguous(deviceMemory(ordinal, 1 << 28), qShape);
+    return a;
+  }
+
+  /// Backward operands on `ordinal`: q, o, dO, dQ [2, 8, 300, 64]; k, v,
+  /// dK, dV [2, 2, 300, 64]; the logsumexp.
+  BackwardArgs backwardArgs(int ordinal) {
+    BackwardArgs a;
+    a.batch = 2;
+    a.seqQ = a.seqKV = 300;
+    int64_t qShape[4] = {2, 8, 300, 64}, kvShape[4] = {2, 2, 300, 64};
+    size_t offset = 0;
+    auto next = [&](const int64_t *shape) {
+      offset += 1 << 22;
+      return TensorArg::contiguous(deviceMemory(ordinal, offset), shape);
+    };
+    a.q = next(qShape);
+    a.k = next(kvShape);
+    a.v = next(kvShape);
+    a.o = next(qShape);
+    a.gradOutput = next(qShape);
+    a.gradQ = next(qShape);
+    a.gradK = next(kvShape);
+    a.gradV = next(kvShape);
+    a.lse = static_cast<const float *>(deviceMemory(ordinal, 1 << 29));
+    return a;
+  }
+
+  Driver::Api api;
+};
+
+TEST_F(FakeDriverLaunch, RunsInTheNamedDeviceAndRestoresTheCallersContext) {
+  auto kernel = buildFakeFlashKernel("fake_flash_devices");
+  FlashArgs args = decodeArgs(1);
+  args.splits = 1;
+  state.stack.push_back(primary(0)); // the caller works on device 0
+  Status s = kernel->launch(args, nullptr, Device::primary(1));
+  ASSERT_TRUE(s.isOk()) << s.toString();
+  ASSERT_EQ(state.launches.size(), 1u);
+  EXPECT_EQ(state.launches[0].context, primary(1));
+  EXPECT_EQ(state.stack, std::vector<CUcontext>{primary(0)});
+  EXPECT_EQ(state.pushes, state.pops);
+  EXPECT_EQ(state.loads, 1);
+
+  // The caller's own context (on device 1) is used as given.
+  s = kernel->launch(args, nullptr, Device::ofContext(userContext));
+  ASSERT_TRUE(s.isOk()) << s.toString();
+  EXPECT_EQ(state.launches.back().context, userContext);
+  EXPECT_EQ(state.loads, 2); // a module per context
+  EXPECT_EQ(state.stack, std::vector<CUcontext>{primary(0)});
+}
+
+TEST_F(FakeDriverLaunch, NoContextSwitchWhenTheContextIsCurrent) {
+  auto kernel = buildFakeFlashKernel("fake_flash_current");
+  FlashArgs args = decodeArgs(1);
+  args.splits = 1;
+  state.stack.push_back(primary(1));
+  ASSERT_TRUE(kernel->launch(args).isOk());                        // current
+  ASSERT_TRUE(kernel->launch(args, nullptr, Device::primary(1)).isOk()); // named
+  EXPECT_EQ(state.pushes, 0);
+  EXPECT_EQ(state.launches.size(), 2u);
+  EXPECT_EQ(state.launches[1].context, primary(1));
+}
+
+TEST_F(FakeDriverLaunch, WithoutACurrentContextTheDefaultDevicesIsPushedAndPopped) {
+  auto kernel = buildFakeFlashKernel("fake_flash_default");
+  FlashArgs args = decodeArgs(0);
+  args.splits = 1;
+  ASSERT_TRUE(kernel->launch(args).isOk());
+  EXPECT_EQ(state.launches[0].context, primary(0)); // $ATTN_DEVICE unset: 0
+  EXPECT_TRUE(state.stack.empty());
+  EXPECT_EQ(state.pushes, state.pops);
+}
+
+TEST_F(FakeDriverLaunch, HostAndForeignDevicePointersNeverReachALaunch) {
+  auto kernel = buildFakeFlashKernel("fake_flash_pointers");
+  FlashArgs args = decodeArgs(0);
+  args.splits = 1;
+  std::vector<unsigned char> hostMask(2 * 1000);
+  args.keep.data = hostMask.data(); // a CPU bool mask
+  Status s = kernel->launch(args, nullptr, Device::primary(0));
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(s.message().find("'keep' is not GPU memory"), std::string::npos)
+      << s.message();
+
+  args.keep.data = reinterpret_cast<void *>(kPinnedBase);
+  s = kernel->launch(args, nullptr, Device::primary(0));
+  EXPECT_NE(s.message().find("'keep' is pinned host memory"), std::string::npos)
+      << s.message();
+
+  args = decodeArgs(0);
+  args.splits = 1;
+  args.v.data = deviceMemory(1, 1 << 22);
+  s = kernel->launch(args, nullptr, Device::primary(0));
+  EXPECT_NE(s.message().find("'v' is on device 1 but the launch runs on device 0"),
+            std::string::npos)
+      << s.message();
+  EXPECT_TRUE(state.launches.empty());
+}
+
+TEST_F(FakeDriverLaunch, SplitLaunchesUseTheCallersWorkspaceAndNeverAllocate) {
+  auto kernel = buildFakeFlashKernel("fake_flash_workspace");
+  FlashArgs args = decodeArgs(0);
+  state.stack.push_back(primary(0));
+  // 2 x 8 query rows in 32 blocks on 132 SMs: the heuristic splits.
+  auto splits = kernel->splitsFor(args);
+  ASSERT_TRUE(splits.isOk());
+  EXPECT_GT(*splits, 1);
+  auto bytes = kernel->workspaceBytes(args);
+  ASSERT_TRUE(bytes.isOk()) << bytes.status().toString();
+  const size_t rows = 2 * 8 * 1;
+  EXPECT_EQ(*bytes, sizeof(float) * *splits * rows * (128 + 1));
+
+  int allocations = state.allocations, synchronizations = state.synchronizations;
+  Status s = kernel->launch(args);
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(s.message().find("needs " + std::to_string(*bytes) + " bytes of workspace"),
+            std::string::npos)
+      << s.message();
+  args.workspace = reinterpret_cast<DevicePtr>(deviceMemory(0, 1 << 29));
+  args.workspaceBytes = *bytes - 1;
+  EXPECT_FALSE(kernel->launch(args).isOk());
+  args.workspaceBytes = *bytes;
+  s = kernel->launch(args);
+  ASSERT_TRUE(s.isOk()) << s.toString();
+  ASSERT_EQ(state.launches.size(), 2u); // the splits, then their merge
+  EXPECT_EQ(state.launches[0].params.schedule.splits, *splits);
+  EXPECT_EQ(reinterpret_cast<DevicePtr>(state.launches[0].params.partial_o),
+            args.workspace);
+  EXPECT_EQ(state.functionNames[state.launches[1].function],
+            "fake_flash_workspace_combine");
+  EXPECT_EQ(state.allocations, allocations);
+  EXPECT_EQ(state.synchronizations, synchronizations);
+
+  // A workspace on another device is refused like any operand.
+  args.workspace = reinterpret_cast<DevicePtr>(deviceMemory(1, 1 << 29));
+  s = kernel->launch(args);
+  EXPECT_NE(s.message().find("'workspace' is on device 1"), std::string::npos)
+      << s.message();
+}
+
+TEST_F(FakeDriverLaunch, NothingIsLoadedWhileTheStreamCaptures) {
+  auto kernel = buildFakeFlashKernel("fake_flash_capture");
+  FlashArgs args = decodeArgs(0);
+  args.splits = 1;
+  state.stack.push_back(primary(0));
+  state.capturing = true;
+  Status s = kernel->launch(args);
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(s.message().find("is capturing a CUDA graph"), std::string::npos)
+      << s.message();
+  EXPECT_NE(s.message().find("Kernel::load"), std::string::npos);
+  EXPECT_EQ(state.loads, 0);
+  auto bytes = kernel->workspaceBytes(args);
+  EXPECT_FALSE(bytes.isOk());
+
+  state.capturing = false;
+  ASSERT_TRUE(kernel->load().isOk()); // before capturing
+  state.capturing = true;
+  s = kernel->launch(args);
+  ASSERT_TRUE(s.isOk()) << s.toString();
+  EXPECT_EQ(state.loads, 1);
+  EXPECT_EQ(state.launches.size(), 1u);
+}
+
+TEST_F(FakeDriverLaunch, ModulesAreUnloadedInEveryContext) {
+  {
+    auto kernel = buildFakeFlashKernel("fake_flash_unload");
+    ASSERT_TRUE(kernel->load(Device::primary(0)).isOk());
+    ASSERT_TRUE(kernel->load(Device::primary(1)).isOk());
+    ASSERT_TRUE(kernel->load(Device::primary(1)).isOk()); // once per context
+    EXPECT_EQ(state.loads, 2);
+  }
+  EXPECT_EQ(state.unloads, 2);
+  EXPECT_TRUE(state.stack.empty());
+}
+
+TEST_F(FakeDriverLaunch, BackwardLaunchesFollowTheForwardsRules) {
+  auto kernel = buildFakeBackwardKernel("fake_bwd_rules");
+  BackwardArgs args = backwardArgs(1);
+  auto bytes = kernel->workspaceBytes(args); // no driver call
+  ASSERT_TRUE(bytes.isOk()) << bytes.status().toString();
+  EXPECT_EQ(state.loads, 0);
+  state.stack.push_back(primary(0)); // the caller works on device 0
+
+  // The workspace is the caller's, on the launch's device.
+  Status s = kernel->launch(args, nullptr, Device::primary(1));
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(s.message().find("the backward needs a workspace of " +
+                             std::to_string(*bytes) + " bytes"),
+            std::string::npos)
+      << s.message();
+  args.workspace = reinterpret_cast<DevicePtr>(deviceMemory(0, 1 << 28));
+  args.workspaceBytes = *bytes;
+  s = kernel->launch(args, nullptr, Device::primary(1));
+  EXPECT_NE(s.message().find("'workspace' is on device 0 but the launch runs on "
+                             "device 1"),
+            std::string::npos)
+      << s.message();
+  args.workspace = reinterpret_cast<DevicePtr>(deviceMemory(1, 1 << 28));
+  std::vector<float> hostGradient(8);
+  BackwardArgs host = args;
+  host.gradQ.data = hostGradient.data();
+  s = kernel->launch(host, nullptr, Device::primary(1));
+  EXPECT_NE(s.message().find("'gradQ' is not GPU memory"), std::string::npos)
+      << s.message();
+  EXPECT_TRUE(state.launches.empty());
+
+  int allocations = state.allocations, synchronizations = state.synchronizations;
+  s = kernel->launch(args, nullptr, Device::primary(1));
+  ASSERT_TRUE(s.isOk()) << s.toString();
+  // D and the zeroed sums, the K/V-stationary kernel, the dQ conversion: in
+  // device 1's context, the caller's restored after.
+  ASSERT_EQ(state.launches.size(), 3u);
+  const char *order[] = {"fake_bwd_rules_pre", "fake_bwd_rules",
+                         "fake_bwd_rules_convert"};
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(state.functionNames[state.launches[i].function], order[i]);
+    EXPECT_EQ(state.launches[i].context, primary(1));
+  }
+  EXPECT_EQ(state.stack, std::vector<CUcontext>{primary(0)});
+  EXPECT_EQ(state.allocations, allocations);
+  EXPECT_EQ(state.synchronizations, synchronizations);
+  // A block per 64 keys of each (K/V head, batch).
+  const FakeState::Launch &main = state.launches[1];
+  EXPECT_EQ(main.grid[0], 5u);
+  EXPECT_EQ(main.grid[1], 2u);
+  EXPECT_EQ(main.grid[2], 2u);
+  EXPECT_EQ(main.bwdParams.heads_q, 8);
+  EXPECT_EQ(reinterpret_cast<DevicePtr>(main.bwdParams.delta), args.workspace);
+  EXPECT_NE(main.bwdParams.dq_accum, nullptr);
+
+  // Deterministic: the Q-stationary dQ kernel instead of the atomic sum, a
+  // block per 64 queries of each (query head, batch).
+  state.launches.clear();
+  args.deterministic = true;
+  args.workspaceBytes = *kernel->workspaceBytes(args);
+  ASSERT_TRUE(kernel->launch(args, nullptr, Device::primary(1)).isOk());
+  ASSERT_EQ(state.launches.size(), 3u);
+  EXPECT_EQ(state.functionNames[state.launches[2].function], "fake_bwd_rules_dq");
+  EXPECT_EQ(state.launches[2].grid[0], 5u);
+  EXPECT_EQ(state.launches[2].grid[1], 8u);
+  EXPECT_EQ(state.launches[2].grid[2], 2u);
+  EXPECT_EQ(state.launches[2].bwdParams.dq_accum, nullptr);
+}
+
+TEST_F(FakeDriverLaunch, ABackwardSpecIsCheckedBeforeItIsDividedBy) {
+  auto kernel = buildFakeBackwardKernel(
+      "fake_bwd_spec", [](KernelSpec &spec) { spec.headsKV = 3; });
+  BackwardArgs args = backwardArgs(0);
+  args.workspace = reinterpret_cast<DevicePtr>(deviceMemory(0, 1 << 28));
+  args.workspaceBytes = *kernel->workspaceBytes(args);
+  Status s = kernel->launch(args);
+  EXPECT_NE(s.message().find("kernel fake_bwd_spec has an invalid spec: heads 8/3"),
+            std::string::npos)
+      << s.message();
+  EXPECT_TRUE(state.launches.empty());
+}
+
+TEST_F(FakeDriverLaunch, BackwardIsNotLoadedWhileTheStreamCaptures) {
+  auto kernel = buildFakeBackwardKernel("fake_bwd_capture");
+  BackwardArgs args = backwardArgs(0);
+  args.workspace = reinterpret_cast<DevicePtr>(deviceMemory(0, 1 << 28));
+  args.workspaceBytes = *kernel->workspaceBytes(args);
+  state.stack.push_back(primary(0));
+  state.capturing = true;
+  Status s = kernel->launch(args);
+  EXPECT_NE(s.message().find("is capturing a CUDA graph"), std::string::npos)
+      << s.message();
+  EXPECT_EQ(state.loads, 0);
+  state.capturing = false;
+  ASSERT_TRUE(kernel->load().isOk());
+  state.capturing = true;
+  ASSERT_TRUE(kernel->launch(args).isOk());
+  EXPECT_EQ(state.launches.size(), 3u);
+}
+
+// The host side of a launch (validation, context, pointer checks, the
+// split choice, the arguments) against a driver that does nothing: what
+// attn adds to each call beyond cuLaunchKernel itself.
+TEST_F(FakeDriverLaunch, HostTimePerLaunch) {
+  auto kernel = buildFakeFlashKernel("fake_flash_timing");
+  FlashArgs args = decodeArgs(0);
+  args.splits = 1;
+  state.stack.push_back(primary(0));
+  ASSERT_TRUE(kernel->launch(args).isOk());
+  constexpr int kLaunches = 100000;
+  state.launches.reserve(kLaunches + 1);
+  auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < kLaunches; ++i)
+    (void)kernel->launch(args);
+  double us = std::chrono::duration<double, std::micro>(
+                  std::chrono::steady_clock::now() - start)
+                  .count() /
+              kLaunches;
+  std::printf("host time per launch (fake driver): %.3f us\n", us);
+  EXPECT_EQ(state.launches.size(), size_t(kLaunches) + 1);
+  EXPECT_EQ(state.pushes, 0);
+  // Generous (a shared CI machine): about 0.2 us here.
+  EXPECT_LT(us, 5.0);
+}
+
+} // namespace
