@@ -126,11 +126,12 @@ template <class C> struct Mask {
     if (C::kCausal)
       hi = min(hi, diag + 1);
     if (C::kWindow) {
-      // Bounds past the keys are clamped first, so nothing overflows.
+      // The runtime clamps the bounds to seq_q + seq_kv (which changes no
+      // mask), so these sums stay in range.
       if (p.window_right >= 0)
-        hi = min(hi, diag + 1 + min(p.window_right, kvEnd));
+        hi = min(hi, diag + 1 + p.window_right);
       if (p.window_left >= 0)
-        lo = max(lo, diag - min(p.window_left, kvEnd + 1));
+        lo = max(lo, diag - p.window_left);
     }
   }
 

@@ -41,7 +41,7 @@ struct FlashParams {
   i64 keep_strides[4];      // batch, head, query, key
   i64 bias_strides[4];
   int batch, heads_q, heads_kv, seq_q, seq_kv;
-  int window_left, window_right; // -1: unbounded
+  int window_left, window_right; // -1: unbounded; at most seq_q + seq_kv
   float scale;              // softmax scale
   float scale_log2;         // scale * log2(e)
   // The tensors a score_mod reads (its captures, contiguous, in the op's

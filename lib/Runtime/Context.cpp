@@ -675,6 +675,13 @@ Status Kernel::launch(const FlashArgs &a, Stream stream, Device device) {
   p.batch = a.batch;
   p.seq_q = a.seqQ;
   p.seq_kv = a.seqKV;
+  // A window wider than every query and key changes no mask; clamped, the
+  // kernel's diagonal +- window sums stay in range.
+  const int64_t widest = int64_t(a.seqQ) + a.seqKV;
+  if (p.window_left > widest)
+    p.window_left = static_cast<int>(widest);
+  if (p.window_right > widest)
+    p.window_right = static_cast<int>(widest);
   Result<int> splits = splitsIn(loaded, a);
   if (!splits)
     return splits.status();

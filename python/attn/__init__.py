@@ -346,7 +346,8 @@ def _compile_error(message, text, score_mod, call):
     diagnostics = _DIAGNOSTIC.findall(message)
     if score_mod:
         lines = text.split("\n")
-        first = next(i for i, line in enumerate(lines) if line == _SCORE_MOD_HEADER) + 2  # 1-based
+        header = _SCORE_MOD_HEADER.split("{captures}")[0]
+        first = next(i for i, line in enumerate(lines) if line.startswith(header)) + 2  # 1-based
         body = score_mod.split("\n")
         for line, column, severity, what in diagnostics:
             index = int(line) - first
@@ -702,14 +703,14 @@ def precompile(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False
 # tensors. lse is a 0-element tensor unless return_lse.
 _SCHEMA = ("sdpa(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, Tensor? lengths=None, "
            "float dropout_p=0.0, bool is_causal=False, float? scale=None, bool enable_gqa=False, "
-           "Tensor[] score_mod_captures=[], *, "
+           "Tensor[]? score_mod_captures=None, *, "
            "int[]? window=None, bool bottom_right=False, str? score_mod=None, bool return_lse=False, "
            "str variant=\"\", int block_m=0, int block_n=0, int num_warps=0, int stages=0, "
            "int num_splits=0) -> (Tensor, Tensor)")
 
 
 def _op_impl(query, key, value, attn_mask=None, lengths=None, dropout_p=0.0, is_causal=False, scale=None,
-             enable_gqa=False, score_mod_captures=(), *, window=None, bottom_right=False, score_mod=None, return_lse=False,
+             enable_gqa=False, score_mod_captures=None, *, window=None, bottom_right=False, score_mod=None, return_lse=False,
              variant="", block_m=0, block_n=0, num_warps=0, stages=0, num_splits=0):
     out, lse, _ = _run(query, key, value, attn_mask, lengths, dropout_p, is_causal, scale, enable_gqa, window,
                        bottom_right, score_mod, return_lse, variant, (block_m, block_n, num_warps, stages),
@@ -720,7 +721,7 @@ def _op_impl(query, key, value, attn_mask=None, lengths=None, dropout_p=0.0, is_
 
 
 def _op_fake(query, key, value, attn_mask=None, lengths=None, dropout_p=0.0, is_causal=False, scale=None,
-             enable_gqa=False, score_mod_captures=(), *, window=None, bottom_right=False, score_mod=None, return_lse=False,
+             enable_gqa=False, score_mod_captures=None, *, window=None, bottom_right=False, score_mod=None, return_lse=False,
              variant="", block_m=0, block_n=0, num_warps=0, stages=0, num_splits=0):
     b, hq, sq, dqk, hkv, skv, dv, _ = _check_args(query, key, value, attn_mask, lengths, dropout_p, enable_gqa)
     _check_captures(score_mod, score_mod_captures, query.device)

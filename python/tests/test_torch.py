@@ -47,7 +47,7 @@ def test_a_cpu_mask_is_an_error_not_a_launch():
     ("lengths_shape", r"lengths must have shape \(2,\)"),
     ("mask_shape", r"attn_mask of shape \(3, 16, 16\) does not broadcast"),
     ("mask_dtype", r"attn_mask must be bool .* got torch.int32"),
-    ("key_dtype", r"all float16 or all bfloat16"),
+    ("key_dtype", r"must all be float16 or all bfloat16"),
     ("key_rank", r"key must be 4-d"),
     ("value_keys", r"value has 2 heads and 8 keys, key 2 and 16"),
     ("key_device", r"key is on cpu but query is on cuda:0"),

@@ -5,6 +5,8 @@ prefill and in generate() with a KV cache. Skipped without CUDA or
 transformers.
 """
 
+import copy
+
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -29,11 +31,14 @@ def models():
     torch.manual_seed(0)
     built = {}
     for impl in ("sdpa", "attn"):
-        model = transformers.AutoModelForCausalLM.from_config(config, attn_implementation=impl)
+        # A config of its own per model: layers read config._attn_implementation
+        # at every call, so a shared one would run the reference on attn too.
+        model = transformers.AutoModelForCausalLM.from_config(copy.deepcopy(config), attn_implementation=impl)
         if built:
             model.load_state_dict(built["sdpa"].state_dict())
         built[impl] = model.to("cuda", torch.bfloat16).eval()
     assert built["attn"].config._attn_implementation == "attn"
+    assert built["sdpa"].config._attn_implementation == "sdpa"
     return built["sdpa"], built["attn"]
 
 

@@ -187,10 +187,11 @@ template <class C> struct FlashForwardWS {
   static __device__ void consume(const FlashParams &p, const Layout &smem,
                                  int w) {
     const bool leader = threadIdx.x % 128 == 0; // releases buffers
-    const int rowBase = 64 * w;
-    // Warp g of the warpgroup owns rows 16 g.. of its 64.
-    const u64 qDesc =
-        sharedDescriptor(smem.q + rowBase * 128, 16, 1024);
+    // The warpgroup's products cover its 64 rows; warp g of it holds the
+    // accumulators of rows 16 g .. 16 g + 15 (what masks and the epilogue
+    // index by).
+    const u64 qDesc = sharedDescriptor(smem.q + 64 * w * 128, 16, 1024);
+    const int rowBase = 64 * w + 16 * (threadIdx.x / 32 % 4);
     Ring kRing, vRing;
     u32 qPhase = 0;
     // The last consumer opens the first turn.
