@@ -43,7 +43,7 @@ struct FlashBwdParams {
   i64 dbias_accum_strides[4]; // of dbias_accum; 0 along summed dimensions
   int dbias_shape[4];
   int batch, heads_q, heads_kv, seq_q, seq_kv;
-  int window_left, window_right; // -1: unbounded
+  int window_left, window_right; // -1: unbounded; at most seq_q + seq_kv
   float scale;                   // softmax scale
   // The tensors the score_mod reads (its captures, contiguous, in the op's
   // order); unused slots are null.

@@ -23,6 +23,7 @@ namespace attn {
 using detail::checkCaptures;
 using detail::checkDevicePointer;
 using detail::checkTensor;
+using detail::clampWindowBound;
 using detail::invalid;
 
 namespace {
@@ -294,8 +295,8 @@ Status Kernel::launch(const BackwardArgs &a, Stream stream, Device device) {
   p.heads_kv = spec_.headsKV;
   p.seq_q = a.seqQ;
   p.seq_kv = a.seqKV;
-  p.window_left = spec_.windowLeft;
-  p.window_right = spec_.windowRight;
+  p.window_left = clampWindowBound(spec_.windowLeft, a.seqQ, a.seqKV);
+  p.window_right = clampWindowBound(spec_.windowRight, a.seqQ, a.seqKV);
   p.scale = spec_.scale;
 
   void *args[] = {&p};

@@ -460,6 +460,11 @@ Status checkTensor(const char *name, const TensorArg &t, int contiguousDim) {
   return Status::ok();
 }
 
+int clampWindowBound(int bound, int seqQ, int seqKV) {
+  const int64_t widest = int64_t(seqQ) + seqKV;
+  return bound > widest ? static_cast<int>(widest) : bound;
+}
+
 Status checkDevicePointer(const char *name, const void *pointer,
                           int ordinal) {
   if (!pointer)
@@ -506,6 +511,7 @@ Status checkCaptures(const KernelSpec &spec,
 using detail::checkCaptures;
 using detail::checkDevicePointer;
 using detail::checkTensor;
+using detail::clampWindowBound;
 using detail::invalid;
 
 Status Kernel::validate(const FlashArgs &a) const {
@@ -675,13 +681,8 @@ Status Kernel::launch(const FlashArgs &a, Stream stream, Device device) {
   p.batch = a.batch;
   p.seq_q = a.seqQ;
   p.seq_kv = a.seqKV;
-  // A window wider than every query and key changes no mask; clamped, the
-  // kernel's diagonal +- window sums stay in range.
-  const int64_t widest = int64_t(a.seqQ) + a.seqKV;
-  if (p.window_left > widest)
-    p.window_left = static_cast<int>(widest);
-  if (p.window_right > widest)
-    p.window_right = static_cast<int>(widest);
+  p.window_left = clampWindowBound(spec_.windowLeft, a.seqQ, a.seqKV);
+  p.window_right = clampWindowBound(spec_.windowRight, a.seqQ, a.seqKV);
   Result<int> splits = splitsIn(loaded, a);
   if (!splits)
     return splits.status();

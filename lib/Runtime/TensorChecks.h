@@ -23,6 +23,11 @@ Status checkTensor(const char *name, const TensorArg &t, int contiguousDim);
 /// far as the driver can tell; the driver must be loaded.
 Status checkDevicePointer(const char *name, const void *pointer, int ordinal);
 
+/// A window bound as the kernels take it: one wider than every query and
+/// key changes no mask, and clamped to seqQ + seqKV it keeps the kernels'
+/// diagonal +- bound sums in range. -1 (unbounded) stays.
+int clampWindowBound(int bound, int seqQ, int seqKV);
+
 /// Exactly the first spec.scoreModCaptures of `captures` are set.
 Status checkCaptures(const KernelSpec &spec,
                      const void *const (&captures)[kMaxScoreModCaptures]);

@@ -193,7 +193,9 @@ Driver::Api fakeApi() {
 
 /// A fused-attention kernel compiled by NVRTC (no GPU needed) from a
 /// trivial source: the fake driver never runs it.
-std::shared_ptr<Kernel> buildFakeFlashKernel(const std::string &name) {
+std::shared_ptr<Kernel>
+buildFakeFlashKernel(const std::string &name,
+                     void (*edit)(KernelSpec &) = nullptr) {
   Context::Options options;
   options.arch = "sm_90a";
   options.diskCache = false;
@@ -214,6 +216,8 @@ std::shared_ptr<Kernel> buildFakeFlashKernel(const std::string &name) {
   spec.headsKV = 2;
   spec.headDimQK = spec.headDimV = 128;
   spec.scale = 0.125f;
+  if (edit)
+    edit(spec);
   auto kernel = (*context)->build(spec);
   EXPECT_TRUE(kernel.isOk()) << kernel.status().toString();
   return *kernel;
@@ -552,6 +556,39 @@ TEST_F(FakeDriverLaunch, BackwardIsNotLoadedWhileTheStreamCaptures) {
   state.capturing = true;
   ASSERT_TRUE(kernel->launch(args).isOk());
   EXPECT_EQ(state.launches.size(), 3u);
+}
+
+// A window bound past every key changes no mask; the kernels add it to a
+// query's diagonal, so both directions clamp it to seq_q + seq_kv first.
+TEST_F(FakeDriverLaunch, WindowBoundsPastEveryKeyAreClampedInBothDirections) {
+  auto backward = buildFakeBackwardKernel("fake_bwd_window", [](KernelSpec &spec) {
+    spec.window = true;
+    spec.windowLeft = 2147483647;
+    spec.windowRight = 17;
+  });
+  BackwardArgs args = backwardArgs(0);
+  args.workspace = reinterpret_cast<DevicePtr>(deviceMemory(0, 1 << 28));
+  args.workspaceBytes = *backward->workspaceBytes(args);
+  state.stack.push_back(primary(0));
+  ASSERT_TRUE(backward->launch(args).isOk());
+  ASSERT_EQ(state.launches.size(), 3u);
+  for (const FakeState::Launch &launch : state.launches) {
+    EXPECT_EQ(launch.bwdParams.window_left, 600); // 300 queries + 300 keys
+    EXPECT_EQ(launch.bwdParams.window_right, 17);
+  }
+
+  state.launches.clear();
+  auto forward = buildFakeFlashKernel("fake_fwd_window", [](KernelSpec &spec) {
+    spec.window = true;
+    spec.windowLeft = 17;
+    spec.windowRight = 2147483647;
+  });
+  FlashArgs decode = decodeArgs(0);
+  decode.splits = 1;
+  ASSERT_TRUE(forward->launch(decode).isOk());
+  ASSERT_EQ(state.launches.size(), 1u);
+  EXPECT_EQ(state.launches[0].params.window_left, 17);
+  EXPECT_EQ(state.launches[0].params.window_right, 1001); // 1 query + 1000 keys
 }
 
 // The host side of a launch (validation, context, pointer checks, the
