@@ -2,10 +2,14 @@
 # One call's worth of GPU work on the device machine (see README: the build
 # is made here, with LLVM linked statically, and carried there):
 #   scripts/device-run.sh [smoke] [suite] [sanitize] [examples] [backward] [python]
-#                         [overhead] [multigpu] [bench] [sass] [tiles] [splits] [count]
-#                         [gpu-diff]
+#                         [python-backward] [overhead] [multigpu] [bench]
+#                         [bench-backward] [sass] [tiles] [splits] [count] [gpu-diff]
 # backward: the backward's GPU cases (test/GPU/backward) and its launch and
 # determinism tests (AttnGPUTests Backward*).
+# python-backward: attn.sdpa under torch.autograd (python/tests/test_backward.py:
+# gradients against float64, determinism, torch.compile, CUDA graphs, training).
+# bench-backward: bench/bench.py --backward (attn's backward against torch's
+# flash and cuDNN ones; BENCH_ARGS too).
 # gpu-diff: SEED and COUNT random graphs (scripts/gen-graphs.py) checked
 # against the float64 reference; failures land in $OUT/gpu-diff-failures.
 # Logs go to $OUT (or /tmp/attn-device). Nothing here needs LLVM. The Python
@@ -102,6 +106,10 @@ for step in "${steps[@]}"; do
   bench)
     timeout ${BENCH_TIMEOUT:-300} python3 "$root/bench/bench.py" --out "$out" ${BENCH_ARGS:-} 2>&1 | tee "$out/bench.log"
     ;;
+  bench-backward)
+    timeout ${BENCH_TIMEOUT:-500} python3 "$root/bench/bench.py" --backward --budget-s 420 --out "$out" \
+      ${BENCH_ARGS:-} 2>&1 | tee "$out/bench-backward.log"
+    ;;
   sass)
     # The SASS of the prefill kernel: TMA loads, wgmma, register
     # reallocation, and no local memory.
@@ -116,9 +124,14 @@ for step in "${steps[@]}"; do
     done 2>&1 | tee "$out/sass-mix.txt"
     ;;
   python)
-    # test_sdpa, test_torch (devices, grad, CUDA graphs, torch.compile and
-    # export), test_transformers (a small Llama against transformers' sdpa).
-    timeout 580 python3 -m pytest -q -rs "$root/python/tests" 2>&1 | tee "$out/python.log"
+    # test_sdpa, test_torch (devices, CUDA graphs, torch.compile and export),
+    # test_transformers (a small Llama against transformers' sdpa); the
+    # backward's tests are a step of their own (python-backward).
+    timeout 580 python3 -m pytest -q -rs "$root/python/tests" --ignore="$root/python/tests/test_backward.py" 2>&1 |
+      tee "$out/python.log"
+    ;;
+  python-backward)
+    timeout 580 python3 -m pytest -q -rs "$root/python/tests/test_backward.py" 2>&1 | tee "$out/python-backward.log"
     ;;
   overhead)
     # Host time per call, attn.sdpa beside F.scaled_dot_product_attention.
