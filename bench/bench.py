@@ -9,6 +9,7 @@ the best peer and to flash, and the error of attn against flash. Writes JSON
 and one PNG chart per head dim to --out (default $OUT or /tmp).
 
     PYTHONPATH=python python3 bench/bench.py [--quick] [--no-flex]
+    PYTHONPATH=python python3 bench/bench.py --backward [--quick]   # bench_backward.py
 """
 
 import argparse
@@ -63,7 +64,14 @@ def main():
     ap.add_argument("--decode-only", action="store_true", help="skip the prefill grid")
     ap.add_argument("--out", default=os.environ.get("OUT", "/tmp"))
     ap.add_argument("--budget-s", type=float, default=float(os.environ.get("BUDGET_S", "400")))
+    ap.add_argument("--backward", action="store_true",
+                    help="time the backward instead, against flash's and cuDNN's (bench_backward.py)")
     args = ap.parse_args()
+    if args.backward:
+        import bench_backward
+        if args.peers == ap.get_default("peers"):
+            args.peers = "flash,cudnn"
+        return bench_backward.run(args, bench, flops)
     dev = torch.device("cuda")
     props = torch.cuda.get_device_properties(0)
     print(f"device {props.name}, {props.multi_processor_count} SMs, torch {torch.__version__}, "

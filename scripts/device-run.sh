@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
 # One call's worth of GPU work on the device machine (see README: the build
 # is made here, with LLVM linked statically, and carried there):
-#   scripts/device-run.sh [smoke] [suite] [sanitize] [examples] [python] [overhead]
-#                         [multigpu] [bench] [sass] [tiles] [splits] [count] [gpu-diff]
+#   scripts/device-run.sh [smoke] [suite] [sanitize] [examples] [backward] [python]
+#                         [python-backward] [overhead] [multigpu] [bench]
+#                         [bench-backward] [sass] [tiles] [splits] [count] [gpu-diff]
 #                         [ncu] [time]
+# backward: the backward's GPU cases (test/GPU/backward) and its launch and
+# determinism tests (AttnGPUTests Backward*).
+# python-backward: attn.sdpa under torch.autograd (python/tests/test_backward.py:
+# gradients against float64, determinism, torch.compile, CUDA graphs, training).
+# bench-backward: bench/bench.py --backward (attn's backward against torch's
+# flash and cuDNN ones; BENCH_ARGS too).
 # ncu: Nsight Compute on the prefill shapes of bench/shapes (NCU_CASES picks
 # files, NCU_FLAGS adds attn-run flags); time: attn-run --bench on them.
 # gpu-diff: SEED and COUNT random graphs (scripts/gen-graphs.py) checked
@@ -49,7 +56,8 @@ for step in "${steps[@]}"; do
     ;;
   sanitize)
     # Fused cases (the persistent warp-specialized kernel forced where the
-    # model would not pick it), then graph-op kernels of the unfused path.
+    # model would not pick it), graph-op kernels of the unfused path, and
+    # the backward's kernels (atomic and deterministic dQ).
     cases=("seq7" "hd72" "keep" "transposed-k" "causal-bottom-right-fully-masked"
            "decode-gqa" "split-kv" "unfused/masks" "unfused/transposes"
            "score-mod/captures" "score-mod/captures-flash-gqa"
@@ -58,7 +66,10 @@ for step in "${steps[@]}"; do
            "persistent-causal-sq-ne-skv|--variant=sm90ws --block-n=96 --stages=3"
            "split-kv|--variant=sm90ws --splits=7"
            "decode-gqa|--variant=sm90ws --block-m=128 --block-n=64 --num-warps=12 --stages=2"
-           "seq1|--variant=sm90ws" "everything|--variant=sm90ws")
+           "seq1|--variant=sm90ws" "everything|--variant=sm90ws"
+           "backward/seq7-mqa" "backward/hd72" "backward/bias-broadcast"
+           "backward/causal-bottom-right-empty-rows" "backward/captures"
+           "backward/key-padding|--deterministic")
     # SANITIZE_CASES="case|flags;case|flags" picks others.
     [[ -n ${SANITIZE_CASES:-} ]] && IFS=';' read -ra cases <<<"$SANITIZE_CASES"
     for c in "${cases[@]}"; do
@@ -67,7 +78,8 @@ for step in "${steps[@]}"; do
       [[ $c == *"|"* ]] && extra=${c#*|}
       flags="--check $extra"
       [[ $t == unfused/* ]] && flags="--unfused --check"
-      log="$out/san-${t//\//-}${extra:+-ws}"
+      [[ $t == backward/* ]] && flags="--backward --bias-grad --check $extra"
+      log="$out/san-${t//\//-}${extra:+-$(tr -cd 'a-z0-9' <<<"$extra")}"
       tools=(memcheck racecheck)
       [[ -n $extra ]] && tools+=(synccheck)
       for tool in "${tools[@]}"; do
@@ -80,11 +92,26 @@ for step in "${steps[@]}"; do
     ;;
   examples)
     for e in "$root"/examples/*.mlir; do
-      "$build/bin/attn-run" --check --bench --profile "$e"
+      # Training steps: the forward and the derived backward.
+      flags=()
+      [[ $e == *backward* ]] && flags=(--backward --bias-grad)
+      "$build/bin/attn-run" "${flags[@]}" --check --bench --profile "$e"
     done 2>&1 | tee "$out/examples.log"
+    ;;
+  backward)
+    # The backward alone: its GPU cases, the determinism and launch tests.
+    "$root/scripts/gpu-tests.sh" "$build" "$root"/test/GPU/backward/*.mlir 2>&1 |
+      tee "$out/backward.log"
+    [[ -x $build/test/Unit/AttnGPUTests ]] &&
+      "$build/test/Unit/AttnGPUTests" --gtest_filter='Backward*' 2>&1 | tail -n 30 |
+      tee -a "$out/backward.log"
     ;;
   bench)
     timeout ${BENCH_TIMEOUT:-300} python3 "$root/bench/bench.py" --out "$out" ${BENCH_ARGS:-} 2>&1 | tee "$out/bench.log"
+    ;;
+  bench-backward)
+    timeout ${BENCH_TIMEOUT:-500} python3 "$root/bench/bench.py" --backward --budget-s 420 --out "$out" \
+      ${BENCH_ARGS:-} 2>&1 | tee "$out/bench-backward.log"
     ;;
   sass)
     # The SASS of the prefill kernel: TMA loads, wgmma, register
@@ -100,9 +127,14 @@ for step in "${steps[@]}"; do
     done 2>&1 | tee "$out/sass-mix.txt"
     ;;
   python)
-    # test_sdpa, test_torch (devices, grad, CUDA graphs, torch.compile and
-    # export), test_transformers (a small Llama against transformers' sdpa).
-    timeout 580 python3 -m pytest -q -rs "$root/python/tests" 2>&1 | tee "$out/python.log"
+    # test_sdpa, test_torch (devices, CUDA graphs, torch.compile and export),
+    # test_transformers (a small Llama against transformers' sdpa); the
+    # backward's tests are a step of their own (python-backward).
+    timeout 580 python3 -m pytest -q -rs "$root/python/tests" --ignore="$root/python/tests/test_backward.py" 2>&1 |
+      tee "$out/python.log"
+    ;;
+  python-backward)
+    timeout 580 python3 -m pytest -q -rs "$root/python/tests/test_backward.py" 2>&1 | tee "$out/python-backward.log"
     ;;
   overhead)
     # Host time per call, attn.sdpa beside F.scaled_dot_product_attention.

@@ -2,7 +2,8 @@
 # Runs the GPU suite (test/GPU/*.mlir: fused kernels, a case per feature;
 # unfused/: one kernel per graph op; sweep/: odd head dims, lengths, GQA
 # ratios and mask operands, fused and unfused; score-mod/: the score_mod
-# op table and captured tensors) with attn-run --check and
+# op table and captured tensors; backward/: the gradients of training
+# steps, --backward) with attn-run --check and
 # prints the
 # error of every case against the float64 reference. Needs only the built
 # attn-run (no lit, no FileCheck), so it runs on a machine without LLVM:
@@ -14,7 +15,7 @@ shift || true
 tests=("$@")
 [[ ${#tests[@]} -gt 0 ]] ||
   tests=("$root"/test/GPU/*.mlir "$root"/test/GPU/unfused/*.mlir "$root"/test/GPU/sweep/*.mlir
-         "$root"/test/GPU/score-mod/*.mlir)
+         "$root"/test/GPU/score-mod/*.mlir "$root"/test/GPU/backward/*.mlir)
 run="$build/bin/attn-run"
 [[ -x $run ]] || { echo "gpu-tests: no $run; build first" >&2; exit 2; }
 

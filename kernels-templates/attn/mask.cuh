@@ -1,10 +1,15 @@
-// The mask policy of a forward kernel: which key tiles a work tile must
-// visit, which of them need element-wise masking, and the element-wise step
-// that turns raw q.k scores into base-2 logits (scale, score_mod, bias, the
-// positional masks, keep).
+// The mask policy of the attention kernels: which key tiles a work tile must
+// visit (and, for the backward's K/V-stationary kernel, which queries a key
+// tile must visit), which of them need element-wise masking, and the
+// element-wise step that turns raw q.k scores into base-2 logits (scale,
+// score_mod, bias, the positional masks, keep). The backward
+// (flash_bwd.cuh) applies the same rules to its scores.
 //
 // The configuration C supplies kCausal, kBottomRight, kWindow, kKeyPadding,
-// kKeep, kBias, kScoreMod, BiasElement and scoreMod().
+// kKeep, kBias, kScoreMod, BiasElement and scoreMod(). The launch's
+// parameters P are FlashParams, or FlashBwdParams for the backward: both
+// have the fields read here (seq_q, seq_kv, lengths, window_left,
+// window_right, keep, bias and their strides, score_mod_captures).
 #pragma once
 #include "attn/common.cuh"
 
@@ -23,7 +28,8 @@ template <class C> struct Mask {
   static constexpr bool kAlwaysElementwise =
       C::kKeep || C::kBias || C::kScoreMod;
 
-  __device__ __forceinline__ Mask(const FlashParams &p, int batch, int head,
+  template <class P>
+  __device__ __forceinline__ Mask(const P &p, int batch, int head,
                                   int firstRow, int blockM) {
     b = batch;
     h = head;
@@ -38,7 +44,8 @@ template <class C> struct Mask {
   /// The key tiles [begin, end) of blockN keys that this tile's split must
   /// visit: those any of its rows can see, cut into `splits` equal shares
   /// (a share may be empty; its split then writes an empty row).
-  __device__ __forceinline__ void keyTiles(const FlashParams &p, int blockN,
+  template <class P>
+  __device__ __forceinline__ void keyTiles(const P &p, int blockN,
                                            int split, int splits, int &begin,
                                            int &end) const {
     int nBegin = 0, nEnd = kvEnd;
@@ -59,15 +66,42 @@ template <class C> struct Mask {
     }
   }
 
+  /// The queries [begin, end) that may see a key of [n0, n0 + cols), for a
+  /// kernel that sweeps the queries of a block of keys (the backward's
+  /// K/V-stationary one): the inverse of keyTiles' rule. Independent of the
+  /// tile's rows (only b and the mask matter).
+  template <class P>
+  __device__ __forceinline__ void queryRange(const P &p, int n0, int cols,
+                                             int &begin, int &end) const {
+    begin = 0;
+    end = p.seq_q;
+    const int lastKey = min(n0 + cols, kvEnd) - 1;
+    if (lastKey < n0) {
+      end = 0; // no key of the block takes part
+      return;
+    }
+    if (C::kCausal)
+      begin = max(begin, n0 - diagOffset);
+    if (C::kWindow) {
+      if (p.window_right >= 0)
+        begin = max(begin, n0 - diagOffset - p.window_right);
+      if (p.window_left >= 0)
+        end = min(end, lastKey - diagOffset + p.window_left + 1);
+    }
+    end = max(end, begin);
+  }
+
   /// True if key k may take part for query q (positions and lengths only).
-  __device__ __forceinline__ bool positionAllowed(const FlashParams &p, int q,
+  template <class P>
+  __device__ __forceinline__ bool positionAllowed(const P &p, int q,
                                                   int k) const {
     return keyAllowed<C::kCausal, C::kWindow>(q, k, kvEnd, diagOffset,
                                               p.window_left, p.window_right);
   }
 
   /// True if every key of the blockN keys at n0 is allowed for every row.
-  __device__ __forceinline__ bool tileIsFull(const FlashParams &p, int n0,
+  template <class P>
+  __device__ __forceinline__ bool tileIsFull(const P &p, int n0,
                                              int blockN) const {
     bool full = n0 + blockN <= kvEnd;
     if (C::kCausal)
@@ -83,7 +117,8 @@ template <class C> struct Mask {
 
   /// The keys [lo, hi) query q may see under the positional masks and the
   /// key padding (the same rule as positionAllowed, once per row).
-  __device__ __forceinline__ void rowRange(const FlashParams &p, int q, int &lo,
+  template <class P>
+  __device__ __forceinline__ void rowRange(const P &p, int q, int &lo,
                                            int &hi) const {
     const int diag = q + diagOffset;
     lo = 0;
@@ -100,6 +135,21 @@ template <class C> struct Mask {
     }
   }
 
+  /// The additive bias of (q, k), which must be inside the scores.
+  template <class P>
+  __device__ __forceinline__ float bias(const P &p, int q, int k) const {
+    return ElementIO<typename C::BiasElement>::load(
+        p.bias, b * p.bias_strides[0] + h * p.bias_strides[1] +
+                    q * p.bias_strides[2] + k * p.bias_strides[3]);
+  }
+
+  /// The keep mask at (q, k), which must be inside the scores.
+  template <class P>
+  __device__ __forceinline__ bool kept(const P &p, int q, int k) const {
+    return p.keep[b * p.keep_strides[0] + h * p.keep_strides[1] +
+                  q * p.keep_strides[2] + k * p.keep_strides[3]] != 0;
+  }
+
   /// Turns the raw q.k scores of keys [n0, n0 + 8 kNTiles) into base-2
   /// logits, or leaves that to the softmax: returns the factor that still
   /// turns s into logits (OnlineSoftmax::update's logitScale). s holds m16n8
@@ -108,8 +158,8 @@ template <class C> struct Mask {
   /// kElementwise (a full tile with no per-element operand) s is left raw
   /// and scale_log2 returned, unless the scale is not positive (the row
   /// maxima of raw scores would then be minima).
-  template <bool kElementwise, int kMTiles, int kNTiles>
-  __device__ __forceinline__ float apply(const FlashParams &p, int n0,
+  template <bool kElementwise, int kMTiles, int kNTiles, class P>
+  __device__ __forceinline__ float apply(const P &p, int n0,
                                          int rowBase,
                                          float (&s)[kMTiles][kNTiles][4]) const {
     if (!kElementwise) {
@@ -143,14 +193,10 @@ template <class C> struct Mask {
             if (C::kScoreMod)
               x = C::scoreMod(x, b, h, q, k, p.score_mod_captures);
             if (C::kBias && inside)
-              x += ElementIO<typename C::BiasElement>::load(
-                  p.bias, b * p.bias_strides[0] + h * p.bias_strides[1] +
-                              q * p.bias_strides[2] + k * p.bias_strides[3]);
+              x += bias(p, q, k);
             bool ok = k >= lo && k < hi;
             if (C::kKeep)
-              ok = ok && inside &&
-                   p.keep[b * p.keep_strides[0] + h * p.keep_strides[1] +
-                          q * p.keep_strides[2] + k * p.keep_strides[3]] != 0;
+              ok = ok && inside && kept(p, q, k);
             s[mt][j][e] = ok ? x * kLog2e : negInf();
           }
       }

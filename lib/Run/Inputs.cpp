@@ -1,6 +1,7 @@
 //===- Inputs.cpp - The inputs attn-run runs a function on ----------------===//
 
 #include "attn/Run/Inputs.h"
+#include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "attn/Npy/Npy.h"
 
 #include <algorithm>
@@ -18,12 +19,21 @@ HostTensor randomInput(mlir::BlockArgument arg, std::mt19937_64 &rng,
     // Lengths of keys: the key sequence of the attention that uses them.
     int64_t maxLength = 1;
     func.walk([&](mlir::Operation *op) {
-      for (mlir::Value operand : op->getOperands())
-        if (operand == arg && op->getNumOperands() > 0)
-          if (auto scores = mlir::dyn_cast<mlir::RankedTensorType>(
-                  op->getOperand(0).getType()))
-            if (scores.getRank() == 4)
-              maxLength = std::max<int64_t>(maxLength, scores.getDimSize(3));
+      for (mlir::Value operand : op->getOperands()) {
+        if (operand != arg || op->getNumOperands() == 0)
+          continue;
+        // Fused attention: the keys are v's rows; a graph op's operand 0
+        // is the score tensor, keys last.
+        mlir::Value keys = op->getOperand(0);
+        int64_t keysDim = 3;
+        if (mlir::isa<mlir::attn::FlashOp, mlir::attn::FlashBwdOp>(op)) {
+          keys = op->getOperand(2);
+          keysDim = 2;
+        }
+        if (auto type = mlir::dyn_cast<mlir::RankedTensorType>(keys.getType()))
+          if (type.getRank() == 4)
+            maxLength = std::max<int64_t>(maxLength, type.getDimSize(keysDim));
+      }
     });
     std::uniform_int_distribution<int64_t> length(1, maxLength);
     for (double &x : t.data)

@@ -4,6 +4,7 @@
 #include "attn/Runtime/KernelVariants.h"
 #include "attn/Runtime/Log.h"
 #include "attn/Runtime/Nvrtc.h"
+#include "TensorChecks.h"
 #include "attn/Runtime/Templates.h"
 
 #include "attn/params.h"
@@ -84,11 +85,22 @@ static void dumpIfAsked(const KernelSpec &spec, const NvrtcOutput *output) {
 Result<std::shared_ptr<Kernel>> Context::build(const KernelSpec &spec) {
   auto start = std::chrono::steady_clock::now();
   // wgmma and setmaxnreg exist only on the arch-specific sm_90a target.
-  if (const KernelVariant *variant = findKernelVariant(spec.variant);
-      variant && variant->archSpecific && arch_ != "sm_90a")
+  bool archSpecific = false;
+  std::string_view summary;
+  if (spec.kind == KernelKind::FlashBackward) {
+    if (const BackwardKernelVariant *variant =
+            findBackwardKernelVariant(spec.variant)) {
+      archSpecific = variant->archSpecific;
+      summary = variant->summary;
+    }
+  } else if (const KernelVariant *variant = findKernelVariant(spec.variant)) {
+    archSpecific = variant->archSpecific;
+    summary = variant->summary;
+  }
+  if (archSpecific && arch_ != "sm_90a")
     return Status(StatusCode::Unsupported,
                   "kernel " + spec.name + " uses the " + spec.variant +
-                      " variant (" + std::string(variant->summary) +
+                      " variant (" + std::string(summary) +
                       "), which needs sm_90a; this context targets " + arch_);
   Result<Nvrtc *> nvrtc = Nvrtc::get();
   if (!nvrtc)
@@ -264,6 +276,28 @@ Result<Kernel::Loaded *> Kernel::loadedIn(void *context, Stream stream,
       return fail(resident.status());
     loaded->residentPerSm = std::max(*resident, 1);
   }
+  if (spec_.kind == KernelKind::FlashBackward) {
+    for (auto [suffix, slot] :
+         {std::pair<const char *, void **>{"_pre", &loaded->backwardPre},
+          {"_dq", &loaded->backwardDq},
+          {"_convert", &loaded->backwardConvert}}) {
+      Result<void *> aux = driver->getFunction(*module, spec_.name + suffix);
+      if (!aux)
+        return fail(aux.status());
+      *slot = *aux;
+    }
+    if (spec_.backwardDqSharedBytes > info.maxSharedPerBlockOptin)
+      return fail(Status(StatusCode::Unsupported,
+                         "kernel " + spec_.name + "_dq needs " +
+                             std::to_string(spec_.backwardDqSharedBytes) +
+                             " bytes of shared memory; " + info.name +
+                             " allows " +
+                             std::to_string(info.maxSharedPerBlockOptin)));
+    if (Status s = driver->setDynamicShared(loaded->backwardDq,
+                                            spec_.backwardDqSharedBytes);
+        !s)
+      return fail(s);
+  }
   if (logEnabled())
     log("loaded " + spec_.name + " on device " + std::to_string(*ordinal) +
         " (" + info.name + ")");
@@ -429,14 +463,12 @@ Result<int> Kernel::registers() {
   return loadedRegisters();
 }
 
-namespace {
+namespace detail {
 
 Status invalid(const std::string &message) {
   return Status(StatusCode::InvalidArgument, message);
 }
 
-/// A 16-bit tensor read with 16-byte copies: 16-byte aligned base, unit
-/// stride in the contiguous dimension, other strides multiples of 8.
 Status checkTensor(const char *name, const TensorArg &t, int contiguousDim) {
   if (!t.data)
     return invalid(std::string("'") + name + "' is a null pointer");
@@ -455,12 +487,64 @@ Status checkTensor(const char *name, const TensorArg &t, int contiguousDim) {
   return Status::ok();
 }
 
-} // namespace
+int clampWindowBound(int bound, int seqQ, int seqKV) {
+  const int64_t widest = int64_t(seqQ) + seqKV;
+  return bound > widest ? static_cast<int>(widest) : bound;
+}
+
+Status checkDevicePointer(const char *name, const void *pointer,
+                          int ordinal) {
+  if (!pointer)
+    return Status::ok();
+  PointerInfo info = (*Driver::get())->pointerInfo(pointer);
+  if (!info.checked || info.kind == PointerInfo::Kind::Managed)
+    return Status::ok();
+  if (info.kind == PointerInfo::Kind::Unknown)
+    return invalid(std::string("'") + name +
+                   "' is not GPU memory (a host pointer?); every operand "
+                   "must be on the launch's device, " +
+                   std::to_string(ordinal));
+  if (info.kind == PointerInfo::Kind::Host)
+    return invalid(std::string("'") + name +
+                   "' is pinned host memory; every operand must be on the "
+                   "launch's device, " +
+                   std::to_string(ordinal));
+  if (info.ordinal != ordinal)
+    return invalid(std::string("'") + name + "' is on device " +
+                   std::to_string(info.ordinal) +
+                   " but the launch runs on device " + std::to_string(ordinal));
+  return Status::ok();
+}
+
+Status checkCaptures(const KernelSpec &spec,
+                     const void *const (&captures)[kMaxScoreModCaptures]) {
+  for (int i = 0; i < kMaxScoreModCaptures; ++i) {
+    bool used = i < spec.scoreModCaptures;
+    if (used && !captures[i])
+      return invalid("the score_mod reads " +
+                     std::to_string(spec.scoreModCaptures) +
+                     " captured tensors but capture " + std::to_string(i) +
+                     " is null");
+    if (!used && captures[i])
+      return invalid("capture " + std::to_string(i) +
+                     " is set but the score_mod reads " +
+                     std::to_string(spec.scoreModCaptures));
+  }
+  return Status::ok();
+}
+
+} // namespace detail
+
+using detail::checkCaptures;
+using detail::checkDevicePointer;
+using detail::checkTensor;
+using detail::clampWindowBound;
+using detail::invalid;
 
 Status Kernel::validate(const FlashArgs &a) const {
   if (spec_.kind != KernelKind::Flash)
-    return invalid("kernel " + spec_.name +
-                   " runs one graph op; launch it with GraphArgs");
+    return invalid("kernel " + spec_.name + " is not fused attention; launch it with " +
+                   (spec_.kind == KernelKind::GraphOp ? "GraphArgs" : "BackwardArgs"));
   if (a.batch <= 0 || a.seqQ <= 0 || a.seqKV <= 0)
     return invalid("batch, seqQ and seqKV must be positive, got " +
                    std::to_string(a.batch) + ", " + std::to_string(a.seqQ) +
@@ -494,18 +578,8 @@ Status Kernel::validate(const FlashArgs &a) const {
     return invalid("the mask has keep but 'keep' is null");
   if (spec_.bias && !a.bias.data)
     return invalid("the mask has bias but 'bias' is null");
-  for (int i = 0; i < kMaxScoreModCaptures; ++i) {
-    bool used = i < spec_.scoreModCaptures;
-    if (used && !a.scoreModCaptures[i])
-      return invalid("the score_mod reads " +
-                     std::to_string(spec_.scoreModCaptures) +
-                     " captured tensors but capture " + std::to_string(i) +
-                     " is null");
-    if (!used && a.scoreModCaptures[i])
-      return invalid("capture " + std::to_string(i) +
-                     " is set but the score_mod reads " +
-                     std::to_string(spec_.scoreModCaptures));
-  }
+  if (Status s = checkCaptures(spec_, a.scoreModCaptures); !s)
+    return s;
   if (a.splits < 0)
     return invalid("splits must be 0 (the heuristic's), 1 or more; got " +
                    std::to_string(a.splits));
@@ -537,30 +611,6 @@ Status Kernel::validate(const FlashArgs &a) const {
 }
 
 Status Kernel::checkPointers(const FlashArgs &a, int ordinal) const {
-  const Driver &driver = **Driver::get();
-  auto check = [&](const char *name, const void *pointer) -> Status {
-    if (!pointer)
-      return Status::ok();
-    PointerInfo info = driver.pointerInfo(pointer);
-    if (!info.checked || info.kind == PointerInfo::Kind::Managed)
-      return Status::ok();
-    if (info.kind == PointerInfo::Kind::Unknown)
-      return invalid(std::string("'") + name +
-                     "' is not GPU memory (a host pointer?); every operand "
-                     "must be on the launch's device, " +
-                     std::to_string(ordinal));
-    if (info.kind == PointerInfo::Kind::Host)
-      return invalid(std::string("'") + name +
-                     "' is pinned host memory; every operand must be on the "
-                     "launch's device, " +
-                     std::to_string(ordinal));
-    if (info.ordinal != ordinal)
-      return invalid(std::string("'") + name + "' is on device " +
-                     std::to_string(info.ordinal) +
-                     " but the launch runs on device " +
-                     std::to_string(ordinal));
-    return Status::ok();
-  };
   const std::pair<const char *, const void *> pointers[] = {
       {"q", a.q.data},         {"k", a.k.data},
       {"v", a.v.data},         {"o", a.o.data},
@@ -569,7 +619,7 @@ Status Kernel::checkPointers(const FlashArgs &a, int ordinal) const {
       {"tileStats", a.tileStats},
       {"workspace", reinterpret_cast<const void *>(a.workspace)}};
   for (const auto &[name, pointer] : pointers)
-    if (Status s = check(name, pointer); !s)
+    if (Status s = checkDevicePointer(name, pointer, ordinal); !s)
       return s;
   return Status::ok();
 }
@@ -658,13 +708,8 @@ Status Kernel::launch(const FlashArgs &a, Stream stream, Device device) {
   p.batch = a.batch;
   p.seq_q = a.seqQ;
   p.seq_kv = a.seqKV;
-  // A window wider than every query and key changes no mask; clamped, the
-  // kernel's diagonal +- window sums stay in range.
-  const int64_t widest = int64_t(a.seqQ) + a.seqKV;
-  if (p.window_left > widest)
-    p.window_left = static_cast<int>(widest);
-  if (p.window_right > widest)
-    p.window_right = static_cast<int>(widest);
+  p.window_left = clampWindowBound(spec_.windowLeft, a.seqQ, a.seqKV);
+  p.window_right = clampWindowBound(spec_.windowRight, a.seqQ, a.seqKV);
   Result<int> splits = splitsIn(loaded, a);
   if (!splits)
     return splits.status();
@@ -744,8 +789,8 @@ Status Kernel::launch(const FlashArgs &a, Stream stream, Device device) {
 
 Status Kernel::validate(const GraphArgs &a) const {
   if (spec_.kind != KernelKind::GraphOp)
-    return invalid("kernel " + spec_.name +
-                   " is fused attention; launch it with FlashArgs");
+    return invalid("kernel " + spec_.name + " is not a graph op; launch it with " +
+                   (spec_.kind == KernelKind::Flash ? "FlashArgs" : "BackwardArgs"));
   if (a.inputs.size() != spec_.inputShapes.size())
     return invalid("kernel " + spec_.name + " takes " +
                    std::to_string(spec_.inputShapes.size()) +

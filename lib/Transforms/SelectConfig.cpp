@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BackwardConfig.h"
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "attn/Target/Cuda/KernelLayout.h"
 #include "attn/Transforms/Passes.h"
@@ -333,6 +334,13 @@ struct AttnSelectConfigPass
                            "conservative shared-memory limits";
       return failed(configure(op, *info)) ? WalkResult::interrupt()
                                           : WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      return signalPassFailure();
+    // The backward has its own tiles (the overrides are the forward's).
+    result = getOperation()->walk([&](FlashBwdOp op) {
+      return failed(configureBackward(op, *info)) ? WalkResult::interrupt()
+                                                  : WalkResult::advance();
     });
     if (result.wasInterrupted())
       signalPassFailure();

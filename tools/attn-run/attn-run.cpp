@@ -7,7 +7,9 @@
 // runs the kernels on seeded random inputs (or .npy files), and on request
 // checks them against the float64 CPU reference of the original graph
 // (--check), times them with CUDA events (--bench) and prints a per-kernel
-// profile (--profile).
+// profile (--profile). --backward compiles and runs the training step
+// (--attn-derive-backward) instead, checked against the reference's
+// evaluation of the step.
 //
 // The work is in lib/Run (AttnRun); this file is options and printing.
 //
@@ -118,6 +120,21 @@ cl::opt<bool> unfusedOption(
     cl::desc("Do not fuse: run every graph op as its own kernel "
              "(--attn-lower-unfused, the shape of PyTorch's math backend)"),
     cl::cat(category));
+cl::opt<bool> backwardOption(
+    "backward",
+    cl::desc("Derive the backward (--attn-derive-backward): the function "
+             "becomes a training step taking the output's gradient and "
+             "returning dq, dk, dv after its results; --check compares them "
+             "with the reference's evaluation of the step"),
+    cl::cat(category));
+cl::opt<bool> biasGradOption(
+    "bias-grad", cl::desc("With --backward: the bias gradient too"),
+    cl::cat(category));
+cl::opt<bool> deterministicOption(
+    "deterministic",
+    cl::desc("Backward kernels without atomics (bitwise identical results "
+             "run to run)"),
+    cl::cat(category));
 cl::opt<bool> printIR("print-ir", cl::desc("Print the IR after the pipeline"),
                       cl::cat(category));
 
@@ -150,8 +167,11 @@ attn::Result<bool> printCheck(const attn::run::LoadedModule &loaded,
   auto outputs = attn::run::downloadResults(execution);
   if (!outputs)
     return outputs.status();
+  // The gradients of a training step have no graph to check against: the
+  // reference evaluates the step's attn.flash and attn.flash_bwd.
   auto checked = attn::run::checkAgainstReference(
-      loaded.originalFunc, inputs, *outputs, slicesOption, rng, toleranceOption);
+      backwardOption ? loaded.func : loaded.originalFunc, inputs, *outputs,
+      slicesOption, rng, toleranceOption);
   if (!checked)
     return checked.status();
   bool pass = true;
@@ -248,8 +268,9 @@ int main(int argc, char **argv) {
       "it against the float64 CPU reference, time and profile it.\n\n"
       "Attention chains are fused into attn.flash kernels; with --unfused, "
       "or for a file of attn.kernel ops (attn-opt --attn-lower-unfused), "
-      "every graph op runs as its own kernel. --bench times each kernel and "
-      "the function's kernels back to back.\n\n"
+      "every graph op runs as its own kernel. --backward runs the training "
+      "step instead: the forward and its derived backward. --bench times "
+      "each kernel and the function's kernels back to back.\n\n"
       "Without a GPU, prints the compile-only report (variant, ptxas "
       "resources, compile time, cache hit or miss) and exits 0.\n");
 
@@ -284,8 +305,15 @@ int main(int argc, char **argv) {
                         numWarpsOption || stagesOption))
     return fail("--unfused runs no fused kernel; --variant and the tile "
                 "options do not apply");
+  if (!backwardOption && (biasGradOption || deterministicOption))
+    return fail("--bias-grad and --deterministic apply to --backward");
+  if (backwardOption && checkIROption)
+    return fail("--check-ir compares the compiled IR with the original graph; "
+                "a training step (--backward) has no graph to compare with");
   attn::CompileOptions compileOptions;
   compileOptions.unfused = unfusedOption;
+  compileOptions.backward = backwardOption;
+  compileOptions.backwardBiasGrad = biasGradOption;
   compileOptions.variant = variantOption;
   compileOptions.blockM = blockMOption;
   compileOptions.blockN = blockNOption;
@@ -357,6 +385,7 @@ int main(int argc, char **argv) {
   attn::run::RunOptions runOptions;
   runOptions.bshd = bshd;
   runOptions.splits = splitsOption;
+  runOptions.deterministic = deterministicOption;
   auto execution = attn::run::runFunction(loaded->func, compiled->kernels,
                                           inputs, runOptions);
   if (!execution)

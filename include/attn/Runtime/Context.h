@@ -64,6 +64,33 @@ struct FlashArgs {
   const void *scoreModCaptures[kMaxScoreModCaptures] = {};
 };
 
+/// The operands of one backward launch (a KernelKind::FlashBackward kernel,
+/// from attn.flash_bwd): the forward's operands, output and logsumexp, the
+/// output's gradient, and where to write the gradients. Shapes follow the
+/// forward's (FlashArgs); gradK and gradV have the K/V head count.
+struct BackwardArgs {
+  int batch = 0, seqQ = 0, seqKV = 0;
+  TensorArg q, k, v, o, gradOutput;
+  const float *lse = nullptr;   ///< [batch, headsQ, seqQ] f32, as the forward wrote it
+  TensorArg gradQ, gradK, gradV; ///< written, in the element type
+  const int *lengths = nullptr; ///< [batch] i32, with key_padding
+  TensorArg keep;               ///< u8 (bool), with keep; strides 0 to broadcast
+  TensorArg bias;               ///< with bias; strides 0 to broadcast
+  /// With a bias gradient: written, in the bias's element type, with the
+  /// bias's extents (1 where its stride is 0: those dimensions are summed).
+  TensorArg gradBias;
+  /// No atomics: dQ from a second, Q-stationary kernel; bitwise identical
+  /// results run to run (a bias that broadcasts cannot get its gradient).
+  bool deterministic = false;
+  /// Device memory of at least Kernel::workspaceBytes(args) bytes,
+  /// 256-byte aligned (the f32 sums and D), used until the launch's work on
+  /// the stream is done. The caller owns it, as FlashArgs::workspace.
+  DevicePtr workspace = 0;
+  size_t workspaceBytes = 0;
+  /// The tensors the score_mod reads, as FlashArgs::scoreModCaptures.
+  const void *scoreModCaptures[kMaxScoreModCaptures] = {};
+};
+
 /// The operands of one graph-op kernel (the unfused path): one per input of
 /// the attn.kernel, in order, and the result (which may share the first
 /// input's memory, for an in_place kernel). Strides are those of the rank-4
@@ -152,7 +179,19 @@ public:
   Status launch(const GraphArgs &args, Stream stream = nullptr,
                 Device device = {});
 
+  /// The backward (KernelKind::FlashBackward): the workspace a launch with
+  /// `args` needs (from its sizes and mode alone; no GPU needed), the
+  /// checks of validate(FlashArgs), and the launch: up to four kernels
+  /// enqueued on `stream` in `device`'s context, with the same rules as a
+  /// forward launch (pointers of that device, the caller's workspace, no
+  /// allocation, synchronization or load during capture).
+  Result<size_t> workspaceBytes(const BackwardArgs &args) const;
+  Status validate(const BackwardArgs &args) const;
+  Status launch(const BackwardArgs &args, Stream stream = nullptr,
+                Device device = {});
+
   ~Kernel();
+
 
 private:
   friend class Context;
@@ -165,6 +204,10 @@ private:
     void *module = nullptr;
     void *function = nullptr;
     void *combine = nullptr; ///< the split-KV merge kernel (fused attention)
+    /// The backward's other kernels: D and zeroing, deterministic dQ, and
+    /// the conversion of the f32 sums.
+    void *backwardPre = nullptr, *backwardDq = nullptr,
+         *backwardConvert = nullptr;
     int residentPerSm = 0;
   };
   /// The kernel loaded in `context`, the current one (of a ContextScope);
@@ -188,6 +231,7 @@ private:
   /// slot, at most one per tile.
   static unsigned persistentBlocks(const Loaded &loaded, long long tiles);
   Status checkPointers(const FlashArgs &args, int ordinal) const;
+  Status checkPointers(const BackwardArgs &args, int ordinal) const;
   /// The TMA descriptors of q, k and v for a persistent kernel's launch.
   Status encodeTmaMaps(Driver &driver, const FlashParams &params,
                        TmaMaps &maps) const;
