@@ -372,10 +372,10 @@ unsigned Kernel::persistentBlocks(const Loaded &loaded, long long tiles) {
   return static_cast<unsigned>(std::max<long long>(std::min(tiles, slots), 1));
 }
 
-Kernel::WorkspaceLayout Kernel::workspaceLayout(const Loaded &loaded,
+Kernel::ForwardWorkspace Kernel::forwardWorkspace(const Loaded &loaded,
                                                 const FlashArgs &a,
                                                 int splits) const {
-  WorkspaceLayout w;
+  ForwardWorkspace w;
   w.splitBytes = splitWorkspaceBytes(spec_, a, splits);
   w.bytes = w.splitBytes;
   const KernelVariant *variant = findKernelVariant(spec_.variant);
@@ -426,7 +426,7 @@ Result<size_t> Kernel::workspaceBytes(const FlashArgs &a, Stream stream,
   Result<int> splits = splitsIn(**loaded, a);
   if (!splits)
     return splits.status();
-  return workspaceLayout(**loaded, a, *splits).bytes;
+  return forwardWorkspace(**loaded, a, *splits).bytes;
 }
 
 Result<int> Kernel::occupancy(Device device) {
@@ -722,7 +722,7 @@ Status Kernel::launch(const FlashArgs &a, Stream stream, Device device) {
                    "blocks");
   // Rows of [batch, headsQ, seqQ]: what the splits write and the merge reads.
   const size_t rows = static_cast<size_t>(a.batch) * spec_.headsQ * a.seqQ;
-  const WorkspaceLayout workspace = workspaceLayout(loaded, a, *splits);
+  const ForwardWorkspace workspace = forwardWorkspace(loaded, a, *splits);
   if (*splits > 1) {
     // The caller's memory: a launch neither allocates nor synchronizes.
     size_t needed = workspace.splitBytes;

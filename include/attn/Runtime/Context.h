@@ -219,13 +219,13 @@ private:
   /// splits, then, where a persistent kernel with a causal mask or a window
   /// has more work tiles than blocks, the counter of its dynamic tile
   /// scheduler (without room for it, tiles are assigned statically).
-  struct WorkspaceLayout {
+  struct ForwardWorkspace {
     size_t splitBytes = 0;
     bool counter = false;
     size_t counterOffset = 0;
     size_t bytes = 0;
   };
-  WorkspaceLayout workspaceLayout(const Loaded &loaded, const FlashArgs &args,
+  ForwardWorkspace forwardWorkspace(const Loaded &loaded, const FlashArgs &args,
                                   int splits) const;
   /// Blocks of a persistent launch of `tiles` work tiles: one per resident
   /// slot, at most one per tile.
