@@ -933,7 +933,6 @@ def _op_setup_context(ctx, inputs, keyword_only_inputs, output):
     come at the call."""
     query, key, value, attn_mask, lengths, _, is_causal, scale, enable_gqa, captures = inputs
     options = keyword_only_inputs
-    captures_given = captures is not None
     captures = list(captures or ())
     for i, c in enumerate(captures):
         if c.requires_grad:
@@ -963,9 +962,7 @@ def _op_setup_context(ctx, inputs, keyword_only_inputs, output):
     ctx.save_for_backward(query, key, value, out, lse, attn_mask, lengths, *captures)
     ctx.attn = dict(is_causal=is_causal, scale=scale, enable_gqa=enable_gqa, window=window,
                     bottom_right=options["bottom_right"], score_mod=options["score_mod"], bias_grad=bias_grad,
-                    deterministic=bool(deterministic),
-                    # The gradient of score_mod_captures has its structure.
-                    captures_grad=[None] * len(captures) if captures_given else None)
+                    deterministic=bool(deterministic))
 
 
 def _op_backward(ctx, grad_out, grad_lse):
@@ -978,9 +975,20 @@ def _op_backward(ctx, grad_out, grad_lse):
         grad_out, query, key, value, out, lse, attn_mask, lengths, captures, a["is_causal"], a["scale"],
         a["enable_gqa"], window=a["window"], bottom_right=a["bottom_right"], score_mod=a["score_mod"],
         bias_grad=a["bias_grad"], deterministic=a["deterministic"])
+    # One gradient per argument the call passed: the dispatcher drops
+    # trailing arguments equal to their defaults, and needs_input_grad has
+    # the structure of what remains (a list for score_mod_captures).
     needs = ctx.needs_input_grad
-    return (grad_q if needs[0] else None, grad_k if needs[1] else None, grad_v if needs[2] else None,
-            grad_bias if a["bias_grad"] else None, None, None, None, None, None, a["captures_grad"])
+    grads = (grad_q, grad_k, grad_v, grad_bias if a["bias_grad"] else None)
+    out = []
+    for i, need in enumerate(needs):
+        if isinstance(need, (list, tuple)):
+            out.append([None] * len(need))
+        elif i < len(grads) and need:
+            out.append(grads[i])
+        else:
+            out.append(None)
+    return tuple(out)
 
 
 def _backward_op_impl(grad_out, query, key, value, out, lse, attn_mask, lengths, score_mod_captures, is_causal,

@@ -14,6 +14,11 @@
 // The cost model takes the warp-specialized kernel for every one of them.
 // MODEL-NOT: remark: kernel variant
 // MODEL-COUNT-4: {{^attn_fwd_.*sm90ws}}
+// MODEL: check output 0 {{.*}} PASS
+// MODEL: check output 1 {{.*}} PASS
+// MODEL: check output 2 {{.*}} PASS
+// MODEL: check output 3 {{.*}} PASS
+// MODEL: check output 4 {{.*}} PASS
 func.func @dims(%q: tensor<2x3x301x80xbf16>, %k: tensor<2x3x301x80xbf16>, %v: tensor<2x3x301x80xbf16>,
                 %q2: tensor<1x8x257x112xf16>, %k2: tensor<1x2x390x112xf16>, %v2: tensor<1x2x390x112xf16>,
                 %q3: tensor<2x2x200x160xbf16>, %k3: tensor<2x2x333x160xbf16>, %v3: tensor<2x2x333x160xbf16>,
