@@ -75,8 +75,15 @@ using ::attn::TileConfig;
 struct Shape {
   int64_t batchHeads; ///< B * Hq, or 0 when dynamic
   int64_t queries;    ///< Sq, or 0 when dynamic
+  int64_t keys;       ///< Skv, or 0 when dynamic
   OperandShape operands;
 };
+
+/// Keys up to which a persistent kernel's key tiles had better divide 128:
+/// lengths are mostly multiples of 128 (a 176-key tile leaves a partial last
+/// tile) and 128-row query blocks then meet a causal diagonal in one tile,
+/// not two. Longer (static) key lengths amortize both.
+constexpr int64_t kAlignedKeysUpTo = 8192;
 
 /// Blocks of `c` that fit on one SM, or 0 if one block does not fit. A
 /// persistent variant runs one block per SM by design.
@@ -121,6 +128,13 @@ double modelThroughput(const KernelVariant &v, const TileConfig &c,
     // longer key tiles (the register limit bounds them).
     intensity = 1.0 / (1.0 + 16.0 / double(c.blockM) + 24.0 / double(c.blockN));
     hiding = 1.0;
+    // On the H200 (bench/NOTES.md, step 17) 128-key tiles beat the longest
+    // that fit by 10-21% at S = 512-1024 and causal, tie at S = 4096, and
+    // lose 4% at S = 16384 causal. Below 128 keys the per-tile bookkeeping
+    // decides (head dim 256 keeps 80 over 64).
+    if ((s.keys == 0 || s.keys <= kAlignedKeysUpTo) && c.blockN > 128 &&
+        c.blockN % 128 != 0)
+      intensity *= 0.9;
   } else if (v.name == "sm90") {
     // The products of a warpgroup run while it computes its softmax (the
     // main loop is pipelined by one tile), but one warpgroup alone cannot
@@ -190,10 +204,12 @@ struct AttnSelectConfigPass
     // still wants the tiles of a few rows.
     shape.batchHeads = q.isDynamicDim(0) ? 0 : q.getDimSize(0) * q.getDimSize(1);
     shape.queries = q.isDynamicDim(2) ? 0 : q.getDimSize(2);
+    shape.keys = v.isDynamicDim(2) ? 0 : v.getDimSize(2);
     // The model's choice saturates long before; clamped so that its
     // products of 32-bit extents fit 64 bits.
     shape.batchHeads = std::min<int64_t>(shape.batchHeads, 1 << 24);
     shape.queries = std::min<int64_t>(shape.queries, 1 << 24);
+    shape.keys = std::min<int64_t>(shape.keys, 1 << 24);
 
     // Variants in the table's order of preference: the first that the
     // target runs, that supports the operands and has a fitting tile wins

@@ -6,15 +6,16 @@
 // RUN: attn-opt %s -split-input-file -attn-select-config=arch=sm_86 | FileCheck %s --check-prefix=SM86
 // RUN: attn-opt %s -split-input-file "-attn-select-config=arch=sm_80 block-m=64 block-n=32 num-warps=4 stages=1" | FileCheck %s --check-prefix=OVERRIDE
 
-// A large problem: on sm_90a, the warp-specialized kernel with the longest
-// key tile its consumers' registers hold (128 x 176 at head dim 128); the
+// A large problem: on sm_90a, the warp-specialized kernel with 128-key tiles
+// (4096 keys: whole tiles, and a causal diagonal would meet one per query
+// block; see @long_keys for the longest tile the registers hold); the
 // cp.async wgmma kernel with the largest tile, two warpgroups that cover
 // each other's softmax (head dim 128 needs two per SM); with mma.sync, two
 // m16 tiles per warp where the registers and shared memory allow; sm_86's
 // 99 KB of shared memory allow fewer stages or narrower key tiles than
 // sm_90a's 227 KB.
 // SM90-LABEL: func @large_hd128
-// SM90: config = #attn.config<variant = "sm90ws", block_m = 128, block_n = 176, num_warps = 12, stages = 2>
+// SM90: config = #attn.config<variant = "sm90ws", block_m = 128, block_n = 128, num_warps = 12, stages = 2>
 // SM90-CP-LABEL: func @large_hd128
 // SM90-CP: config = #attn.config<variant = "sm90", block_m = 128, block_n = 128, num_warps = 8, stages = 2>
 // SM90-MMA-LABEL: func @large_hd128
@@ -31,10 +32,11 @@ func.func @large_hd128(%q: tensor<8x16x4096x128xbf16>, %k: tensor<8x16x4096x128x
 // -----
 
 // Head dim 64 has half the product work per softmax: the warp-specialized
-// consumers take longer key tiles; the cp.async kernel needs about four
+// consumers would take longer key tiles, but 4096 keys keep 128; the
+// cp.async kernel needs about four
 // warpgroups per SM, which 64x128 tiles with one each give (three fit).
 // SM90-LABEL: func @large_hd64
-// SM90: config = #attn.config<variant = "sm90ws", block_m = 128, block_n = 224, num_warps = 12, stages = 2>
+// SM90: config = #attn.config<variant = "sm90ws", block_m = 128, block_n = 128, num_warps = 12, stages = 2>
 // SM90-CP-LABEL: func @large_hd64
 // SM90-CP: config = #attn.config<variant = "sm90", block_m = 64, block_n = 128, num_warps = 4, stages = 2>
 func.func @large_hd64(%q: tensor<4x32x4096x64xbf16>, %k: tensor<4x32x4096x64xbf16>, %v: tensor<4x32x4096x64xbf16>) -> tensor<4x32x4096x64xbf16> {
@@ -93,7 +95,7 @@ func.func @given(%q: tensor<1x1x128x64xbf16>, %k: tensor<1x1x128x64xbf16>, %v: t
 // REMARK: select-config.mlir:[[@LINE+14]]:8: remark: kernel variant sm80, not sm90ws: it needs head dims that are multiples of 16 up to 256, got 72/72
 // REMARK: select-config.mlir:[[@LINE+22]]:8: remark: kernel variant sm80, not sm90ws: it needs an untransposed k (K^T tiles would need MN-major wgmma operands)
 // SM90-LABEL: func @hd96
-// SM90: config = #attn.config<variant = "sm90ws", block_m = 128, block_n = 192, num_warps = 12, stages = 2>
+// SM90: config = #attn.config<variant = "sm90ws", block_m = 128, block_n = 128, num_warps = 12, stages = 2>
 func.func @hd96(%q: tensor<4x8x2048x96xbf16>, %k: tensor<4x8x2048x96xbf16>, %v: tensor<4x8x2048x96xbf16>) -> tensor<4x8x2048x96xbf16> {
   %o = attn.flash %q, %k, %v {scale = 0.1 : f32} : tensor<4x8x2048x96xbf16>, tensor<4x8x2048x96xbf16>, tensor<4x8x2048x96xbf16> -> tensor<4x8x2048x96xbf16>
   return %o : tensor<4x8x2048x96xbf16>
@@ -115,4 +117,17 @@ func.func @hd72(%q: tensor<4x8x2048x72xbf16>, %k: tensor<4x8x2048x72xbf16>, %v: 
 func.func @transposed_k(%q: tensor<4x8x2048x64xbf16>, %k: tensor<4x8x64x2048xbf16>, %v: tensor<4x8x2048x64xbf16>) -> tensor<4x8x2048x64xbf16> {
   %o = attn.flash %q, %k, %v {scale = 0.125 : f32, transpose_k} : tensor<4x8x2048x64xbf16>, tensor<4x8x64x2048xbf16>, tensor<4x8x2048x64xbf16> -> tensor<4x8x2048x64xbf16>
   return %o : tensor<4x8x2048x64xbf16>
+}
+
+// -----
+
+// Past 8192 keys the per-tile bookkeeping outweighs a partial last tile and
+// a second diagonal tile: the longest key tile the consumers' registers hold
+// (176 at head dim 128; bench/NOTES.md step 17: 4% faster than 128 at 16k
+// causal).
+// SM90-LABEL: func @long_keys
+// SM90: config = #attn.config<variant = "sm90ws", block_m = 128, block_n = 176, num_warps = 12, stages = 2>
+func.func @long_keys(%q: tensor<1x16x16384x128xbf16>, %k: tensor<1x16x16384x128xbf16>, %v: tensor<1x16x16384x128xbf16>) -> tensor<1x16x16384x128xbf16> {
+  %o = attn.flash %q, %k, %v {scale = 0.088388 : f32, mask = #attn.mask<causal>} : tensor<1x16x16384x128xbf16>, tensor<1x16x16384x128xbf16>, tensor<1x16x16384x128xbf16> -> tensor<1x16x16384x128xbf16>
+  return %o : tensor<1x16x16384x128xbf16>
 }
