@@ -973,7 +973,8 @@ def _op_backward(ctx, grad_out, grad_lse):
                         "taken with create_graph=True cannot be differentiated again)")
     grad_q, grad_k, grad_v, grad_bias = torch.ops.attn.sdpa_backward(
         grad_out, query, key, value, out, lse, attn_mask, lengths, captures, a["is_causal"], a["scale"],
-        a["enable_gqa"], window=a["window"], bottom_right=a["bottom_right"], score_mod=a["score_mod"],
+        a["enable_gqa"], window=a["window"], bottom_right=a["bottom_right"],
+        score_mod=_score_mod_token(a["score_mod"]),
         bias_grad=a["bias_grad"], deterministic=a["deterministic"])
     # One gradient per argument the call passed: the dispatcher drops
     # trailing arguments equal to their defaults, and needs_input_grad has
@@ -991,11 +992,25 @@ def _op_backward(ctx, grad_out, grad_lse):
     return tuple(out)
 
 
+# The backward op's score_mod travels as hex: Inductor's generated wrapper
+# for a traced backward failed to parse (SyntaxError, "unmatched '}'") with
+# the multi-line MLIR text as an argument.
+def _score_mod_token(score_mod):
+    return None if score_mod is None else "hex:" + score_mod.encode().hex()
+
+
+def _score_mod_text(token):
+    if token is None or not token.startswith("hex:"):
+        return token
+    return bytes.fromhex(token[4:]).decode()
+
+
 def _backward_op_impl(grad_out, query, key, value, out, lse, attn_mask, lengths, score_mod_captures, is_causal,
                       scale, enable_gqa, *, window=None, bottom_right=False, score_mod=None, bias_grad=False,
                       deterministic=False):
     return _run_backward(grad_out, query, key, value, out, lse, attn_mask, lengths, score_mod_captures, is_causal,
-                         scale, enable_gqa, window, bottom_right, score_mod, bias_grad, deterministic)
+                         scale, enable_gqa, window, bottom_right, _score_mod_text(score_mod), bias_grad,
+                         deterministic)
 
 
 def _backward_op_fake(grad_out, query, key, value, out, lse, attn_mask, lengths, score_mod_captures, is_causal,
