@@ -2,6 +2,7 @@
 
 #include "attn/attn.h"
 #include "attn/API/CompileModule.h"
+#include "attn/Runtime/KernelVariants.h"
 #include "attn/Runtime/Log.h"
 
 #include "attn/Dialect/Attn/IR/AttnOps.h"
@@ -160,6 +161,27 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
     Result<std::shared_ptr<Kernel>> kernel = context.build(*spec);
     if (!kernel)
       return kernel.status();
+    // A dynamic key length with other tiles for long keys: their kernel
+    // too, which the first one's launches hand long key lengths to.
+    if (auto flash = mlir::dyn_cast<mlir::attn::FlashOp>(op))
+      if (auto longConfig = flash->getAttrOfType<mlir::attn::ConfigAttr>(
+              kLongKeysConfigAttr)) {
+        // Checked like the first (the attribute may be hand-written).
+        mlir::attn::ConfigAttr config = flash.getConfigAttr();
+        flash.setConfigAttr(longConfig);
+        std::optional<mlir::attn::ArchInfo> arch =
+            mlir::attn::lookupArch(context.arch());
+        mlir::FailureOr<KernelSpec> longSpec = mlir::failure();
+        if (!arch || mlir::succeeded(mlir::attn::verifyConfigFits(flash, *arch)))
+          longSpec = mlir::attn::emitFlashKernel(flash);
+        flash.setConfigAttr(config);
+        if (mlir::failed(longSpec))
+          return Status(StatusCode::Unsupported, diagnostics.joinedErrors());
+        Result<std::shared_ptr<Kernel>> longKernel = context.build(*longSpec);
+        if (!longKernel)
+          return longKernel.status();
+        (*kernel)->setLongKeysKernel(*longKernel, kAlignedKeysUpTo);
+      }
     compiled.kernels.push_back(*kernel);
   }
   compiled.pipelineMs = std::chrono::duration<double, std::milli>(

@@ -315,7 +315,9 @@ Status Kernel::load(Device device) {
     return scope.status();
   Result<Loaded *> loaded =
       loadedIn(scope->context(), nullptr, /*checkCapture=*/false);
-  return loaded ? Status::ok() : loaded.status();
+  if (!loaded)
+    return loaded.status();
+  return longKeys_ ? longKeys_->load(device) : Status::ok();
 }
 
 int Kernel::chooseSplits(long long blocks, int tilesPerBlock,
@@ -394,6 +396,8 @@ Kernel::ForwardWorkspace Kernel::forwardWorkspace(const Loaded &loaded,
 }
 
 Result<int> Kernel::splitsFor(const FlashArgs &a, Device device) {
+  if (Kernel *other = forKeys(a.seqKV); other != this)
+    return other->splitsFor(a, device);
   if (a.splits > 0)
     return std::min(a.splits, kMaxSplits);
   Result<Driver *> driver = Driver::get();
@@ -410,6 +414,8 @@ Result<int> Kernel::splitsFor(const FlashArgs &a, Device device) {
 
 Result<size_t> Kernel::workspaceBytes(const FlashArgs &a, Stream stream,
                                       Device device) {
+  if (Kernel *other = forKeys(a.seqKV); other != this)
+    return other->workspaceBytes(a, stream, device);
   if (spec_.kind != KernelKind::Flash)
     return size_t(0);
   if (Status s = validate(a); !s)
@@ -664,6 +670,8 @@ Status Kernel::encodeTmaMaps(Driver &driver, const FlashParams &p,
 }
 
 Status Kernel::launch(const FlashArgs &a, Stream stream, Device device) {
+  if (Kernel *other = forKeys(a.seqKV); other != this)
+    return other->launch(a, stream, device);
   if (Status s = validate(a); !s)
     return s;
   Result<Driver *> driverOr = Driver::get();

@@ -79,11 +79,9 @@ struct Shape {
   OperandShape operands;
 };
 
-/// Keys up to which a persistent kernel's key tiles had better divide 128:
-/// lengths are mostly multiples of 128 (a 176-key tile leaves a partial last
-/// tile) and 128-row query blocks then meet a causal diagonal in one tile,
-/// not two. Longer (static) key lengths amortize both.
-constexpr int64_t kAlignedKeysUpTo = 8192;
+using ::attn::kAlignedKeysUpTo;
+/// The key length the tiles for long keys are chosen for.
+constexpr int64_t kLongKeys = 4 * kAlignedKeysUpTo;
 
 /// Blocks of `c` that fit on one SM, or 0 if one block does not fit. A
 /// persistent variant runs one block per SM by design.
@@ -128,10 +126,12 @@ double modelThroughput(const KernelVariant &v, const TileConfig &c,
     // longer key tiles (the register limit bounds them).
     intensity = 1.0 / (1.0 + 16.0 / double(c.blockM) + 24.0 / double(c.blockN));
     hiding = 1.0;
-    // On the H200 (bench/NOTES.md, step 17) 128-key tiles beat the longest
-    // that fit by 10-21% at S = 512-1024 and causal, tie at S = 4096, and
-    // lose 4% at S = 16384 causal. Below 128 keys the per-tile bookkeeping
-    // decides (head dim 256 keeps 80 over 64).
+    // Lengths are mostly multiples of 128 (a 176-key tile leaves a partial
+    // last tile) and 128-row query blocks meet a causal diagonal in one
+    // 128-key tile, not two. On the H200 (bench/NOTES.md, step 17) 128-key
+    // tiles beat the longest that fit by 10-21% at S = 512-1024 and causal,
+    // tie at S = 4096, and lose 4% at S = 16384 causal. Below 128 keys the
+    // per-tile bookkeeping decides (head dim 256 keeps 80 over 64).
     if ((s.keys == 0 || s.keys <= kAlignedKeysUpTo) && c.blockN > 128 &&
         c.blockN % 128 != 0)
       intensity *= 0.9;
@@ -328,6 +328,33 @@ struct AttnSelectConfigPass
                               << " registers per thread; the limit is "
                               << chosenKernel.registerLimit(chosen);
     op.setConfigAttr(config);
+
+    // A dynamic key length: the tiles above suit up to kAlignedKeysUpTo
+    // keys; where the model prefers others for long keys, they are recorded
+    // too, both kernels are compiled, and the runtime picks by length.
+    op->removeAttr(::attn::kLongKeysConfigAttr);
+    if (bestVariant && bestVariant->persistent && !hasOverride() &&
+        shape.keys == 0) {
+      Shape longShape = shape;
+      longShape.keys = kLongKeys;
+      double longScore = 0.0;
+      TileConfig longBest;
+      for (const TileConfig &c : bestVariant->candidates(shape.operands)) {
+        double score = modelThroughput(*bestVariant, c, longShape, arch);
+        if (score > longScore) {
+          longScore = score;
+          longBest = c;
+        }
+      }
+      if (longScore > 0.0 &&
+          (longBest.blockM != chosen.blockM || longBest.blockN != chosen.blockN ||
+           longBest.numWarps != chosen.numWarps ||
+           longBest.stages != chosen.stages))
+        op->setAttr(::attn::kLongKeysConfigAttr,
+                    ConfigAttr::get(op.getContext(), chosenVariant,
+                                    longBest.blockM, longBest.blockN,
+                                    longBest.numWarps, longBest.stages));
+    }
     return success();
   }
 

@@ -131,3 +131,24 @@ func.func @long_keys(%q: tensor<1x16x16384x128xbf16>, %k: tensor<1x16x16384x128x
   %o = attn.flash %q, %k, %v {scale = 0.088388 : f32, mask = #attn.mask<causal>} : tensor<1x16x16384x128xbf16>, tensor<1x16x16384x128xbf16>, tensor<1x16x16384x128xbf16> -> tensor<1x16x16384x128xbf16>
   return %o : tensor<1x16x16384x128xbf16>
 }
+
+// -----
+
+// A dynamic key length: 128-key tiles for up to 8192 keys, and the tiles
+// for long keys beside them (attn.long_keys_config); both kernels are
+// compiled and a launch picks by its key length. A static length or a
+// forced tile gets no second config.
+// SM90-LABEL: func @dynamic_keys
+// SM90: attn.long_keys_config = #attn.config<variant = "sm90ws", block_m = 128, block_n = 176, num_warps = 12, stages = 2>, config = #attn.config<variant = "sm90ws", block_m = 128, block_n = 128, num_warps = 12, stages = 2>
+// OVERRIDE-LABEL: func @dynamic_keys
+// OVERRIDE-NOT: long_keys_config
+// SM90-LABEL: func @long_keys_static
+// SM90-NOT: long_keys_config
+func.func @dynamic_keys(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>, %v: tensor<?x16x?x128xbf16>) -> tensor<?x16x?x128xbf16> {
+  %o = attn.flash %q, %k, %v {scale = 0.088388 : f32, mask = #attn.mask<causal>} : tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16> -> tensor<?x16x?x128xbf16>
+  return %o : tensor<?x16x?x128xbf16>
+}
+func.func @long_keys_static(%q: tensor<1x16x16384x128xbf16>, %k: tensor<1x16x16384x128xbf16>, %v: tensor<1x16x16384x128xbf16>) -> tensor<1x16x16384x128xbf16> {
+  %o = attn.flash %q, %k, %v {scale = 0.088388 : f32} : tensor<1x16x16384x128xbf16>, tensor<1x16x16384x128xbf16>, tensor<1x16x16384x128xbf16> -> tensor<1x16x16384x128xbf16>
+  return %o : tensor<1x16x16384x128xbf16>
+}

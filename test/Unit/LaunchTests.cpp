@@ -500,6 +500,36 @@ TEST_F(FakeDriverLaunch, CausalPersistentLaunchesDrawTilesFromAZeroedCounter) {
   EXPECT_EQ(*bytes, 0u);
 }
 
+TEST_F(FakeDriverLaunch, LongKeyLengthsRunTheLongKeysKernel) {
+  auto shortKeys = buildFakeFlashKernel("fake_short_keys");
+  auto longKeys = buildFakeFlashKernel("fake_long_keys", [](KernelSpec &spec) {
+    spec.blockN = 128;
+  });
+  shortKeys->setLongKeysKernel(longKeys, 8192);
+  state.stack.push_back(primary(0));
+  FlashArgs args = decodeArgs(0);
+  args.splits = 1;
+  int loads = state.loads;
+  ASSERT_TRUE(shortKeys->load().isOk());
+  EXPECT_EQ(state.loads, loads + 2); // both modules, before any capture
+  ASSERT_TRUE(shortKeys->launch(args).isOk());
+  // 8192 keys still run the first kernel, 8193 the second.
+  auto launchWithKeys = [&](int keys) {
+    int64_t kvShape[4] = {2, 2, keys, 128};
+    args.seqKV = keys;
+    args.k = TensorArg::contiguous(deviceMemory(0, 1 << 16), kvShape);
+    args.v = TensorArg::contiguous(deviceMemory(0, 1 << 26), kvShape);
+    return shortKeys->launch(args);
+  };
+  ASSERT_TRUE(launchWithKeys(8192).isOk());
+  ASSERT_TRUE(launchWithKeys(8193).isOk());
+  ASSERT_EQ(state.launches.size(), 3u);
+  EXPECT_EQ(state.functionNames[state.launches[0].function], "fake_short_keys");
+  EXPECT_EQ(state.functionNames[state.launches[1].function], "fake_short_keys");
+  EXPECT_EQ(state.functionNames[state.launches[2].function], "fake_long_keys");
+  EXPECT_EQ(state.loads, loads + 2);
+}
+
 TEST_F(FakeDriverLaunch, NothingIsLoadedWhileTheStreamCaptures) {
   auto kernel = buildFakeFlashKernel("fake_flash_capture");
   FlashArgs args = decodeArgs(0);

@@ -21,6 +21,7 @@
 #include "attn/Run/Module.h"
 #include "attn/Run/Profile.h"
 #include "attn/Run/Runner.h"
+#include "attn/Runtime/KernelVariants.h"
 #include "attn/attn.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -147,15 +148,23 @@ int fail(const std::string &message) {
 void printKernels(const attn::CompiledModule &compiled) {
   std::printf("%-58s %-8s %5s %6s %7s %7s %9s  %s\n", "kernel", "variant",
               "regs", "spill", "stack", "smem", "build", "cache");
-  for (const auto &k : compiled.kernels) {
-    const attn::KernelSpec &s = k->spec();
-    auto registers = k->registers();
-    std::printf("%-58s %-8s %5s %6d %7d %7d %7.1fms  %s\n", s.name.c_str(),
+  auto row = [](attn::Kernel &k, const std::string &note) {
+    const attn::KernelSpec &s = k.spec();
+    auto registers = k.registers();
+    std::printf("%-58s %-8s %5s %6d %7d %7d %7.1fms  %s%s\n", s.name.c_str(),
                 s.variant.c_str(),
                 registers ? std::to_string(*registers).c_str() : "-",
-                k->ptxas().spillStoreBytes + k->ptxas().spillLoadBytes,
-                k->ptxas().stackFrameBytes, attn::run::sharedBytes(*k),
-                k->buildMs(), attn::cacheOutcomeName(k->cacheOutcome()));
+                k.ptxas().spillStoreBytes + k.ptxas().spillLoadBytes,
+                k.ptxas().stackFrameBytes, attn::run::sharedBytes(k),
+                k.buildMs(), attn::cacheOutcomeName(k.cacheOutcome()),
+                note.c_str());
+  };
+  for (const auto &k : compiled.kernels) {
+    row(*k, "");
+    // A dynamic key length: the kernel its long launches run.
+    if (attn::Kernel *longKeys = k->longKeysKernel())
+      row(*longKeys, " (launches past " +
+                         std::to_string(attn::kAlignedKeysUpTo) + " keys)");
   }
 }
 

@@ -167,6 +167,17 @@ public:
   /// launch) before capturing.
   Status load(Device device = {});
 
+  /// Launches with more than `fromKeys` keys (and their splits, workspace
+  /// and loading) go to `kernel`: the same attention with tiles for long
+  /// keys, compiled beside this one where the key length is dynamic
+  /// (KernelVariants.h, kLongKeysConfigAttr).
+  void setLongKeysKernel(std::shared_ptr<Kernel> kernel, int64_t fromKeys) {
+    longKeys_ = std::move(kernel);
+    longKeysFrom_ = fromKeys;
+  }
+  /// That kernel, or null.
+  Kernel *longKeysKernel() const { return longKeys_.get(); }
+
   /// Checks sizes, alignment and strides against the spec (no GPU needed).
   Status validate(const FlashArgs &args) const;
   /// Validates, checks that every pointer is memory of the launch's device,
@@ -243,6 +254,12 @@ private:
   double buildMs_ = 0;
   /// FlashParams' fields that the spec fixes, filled at build.
   std::unique_ptr<FlashParams> baseParams_;
+  std::shared_ptr<Kernel> longKeys_;
+  int64_t longKeysFrom_ = 0;
+  /// The kernel that runs a launch of `keys` keys: this one or longKeys_.
+  Kernel *forKeys(int64_t keys) {
+    return longKeys_ && keys > longKeysFrom_ ? longKeys_.get() : this;
+  }
   std::mutex loadMutex_;
   std::vector<std::unique_ptr<Loaded>> loaded_;
   std::atomic<Loaded *> lastLoaded_{nullptr};

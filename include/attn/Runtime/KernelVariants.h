@@ -23,6 +23,15 @@ namespace attn {
 /// Largest head dimension any kernel supports.
 constexpr int64_t kMaxHeadDim = 256;
 
+/// Key lengths up to which a persistent kernel's key tiles had better divide
+/// 128 (bench/NOTES.md step 17). Where the key length is dynamic, an
+/// attn.flash gets those tiles and, under kLongKeysConfigAttr, the tiles for
+/// longer keys: both are compiled and a launch with more keys than this
+/// runs the second (Kernel::setLongKeysKernel).
+constexpr int64_t kAlignedKeysUpTo = 8192;
+/// The discardable attribute (an #attn.config) of those second tiles.
+constexpr const char *kLongKeysConfigAttr = "attn.long_keys_config";
+
 /// A tile configuration (what #attn.config<...> holds besides the variant).
 struct TileConfig {
   int64_t blockM = 0, blockN = 0, numWarps = 0, stages = 0;
