@@ -10,6 +10,7 @@ and one PNG chart per head dim to --out (default $OUT or /tmp).
 
     PYTHONPATH=python python3 bench/bench.py [--quick] [--no-flex]
     PYTHONPATH=python python3 bench/bench.py --decode [--paged] [--varlen] [--quick]
+    PYTHONPATH=python python3 bench/bench.py --backward [--quick]   # bench_backward.py
 """
 
 import argparse
@@ -68,6 +69,8 @@ def main():
                     help="only the decode table of KV caches (bench/serving.py): q = 1 to 16, GB/s and %% of HBM")
     ap.add_argument("--paged", action="store_true", help="the decode table with paged caches (pages of 16 and 64)")
     ap.add_argument("--varlen", action="store_true", help="ragged prefill beside dense prefill of the same tokens")
+    ap.add_argument("--backward", action="store_true",
+                    help="time the backward instead, against flash's and cuDNN's (bench_backward.py)")
     args = ap.parse_args()
     if args.decode or args.paged or args.varlen:
         import serving
@@ -76,6 +79,11 @@ def main():
         if args.decode or args.paged:
             serving.run(args, bench)
         return
+    if args.backward:
+        import bench_backward
+        if args.peers == ap.get_default("peers"):
+            args.peers = "flash,cudnn"
+        return bench_backward.run(args, bench, flops)
     dev = torch.device("cuda")
     props = torch.cuda.get_device_properties(0)
     print(f"device {props.name}, {props.multi_processor_count} SMs, torch {torch.__version__}, "

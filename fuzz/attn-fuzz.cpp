@@ -2,7 +2,8 @@
 //
 // One input is one module of text. It goes through what a caller's text
 // goes through: the nesting check and the parser (parseAttnSource), the
-// fused pipeline for sm_90a and sm_80 and the unfused one, the resource
+// fused pipeline for sm_90a and sm_80, the fused pipeline with the derived
+// backward (sm_80, with bias gradients) and the unfused one, the resource
 // check of the configs, and the CUDA emitters. Errors are fine; a crash, a
 // sanitizer report, or a pass that succeeds but leaves IR that does not
 // verify is a finding (the last one traps).
@@ -54,6 +55,8 @@ bool runChecked(ModuleOp module, std::unique_ptr<Pass> pass) {
 }
 
 /// The pipeline of buildAttnPipeline, pass by pass, then the emitters.
+/// (A failing derive pass ends the backward pipeline: most inputs have no
+/// attn.flash to differentiate.)
 void compile(ModuleOp module, const mlir::attn::AttnPipelineOptions &options) {
   if (!runChecked(module, createCanonicalizerPass()))
     return;
@@ -63,8 +66,12 @@ void compile(ModuleOp module, const mlir::attn::AttnPipelineOptions &options) {
   } else {
     mlir::attn::AttnSelectConfigPassOptions select;
     select.arch = options.arch;
+    mlir::attn::AttnDeriveBackwardPassOptions derive;
+    derive.biasGrad = options.biasGrad;
     if (!runChecked(module, mlir::attn::createAttnFusePass()) ||
         !runChecked(module, createCanonicalizerPass()) ||
+        (options.backward &&
+         !runChecked(module, mlir::attn::createAttnDeriveBackwardPass(derive))) ||
         !runChecked(module, mlir::attn::createAttnSelectConfigPass(select)))
       return;
   }
@@ -75,6 +82,9 @@ void compile(ModuleOp module, const mlir::attn::AttnPipelineOptions &options) {
     if (auto flash = dyn_cast<mlir::attn::FlashOp>(op)) {
       if (succeeded(mlir::attn::verifyConfigFits(flash, *arch)))
         spec = mlir::attn::emitFlashKernel(flash);
+    } else if (auto backward = dyn_cast<mlir::attn::FlashBwdOp>(op)) {
+      if (succeeded(mlir::attn::verifyConfigFits(backward, *arch)))
+        spec = mlir::attn::emitFlashBackwardKernel(backward);
     } else if (auto kernel = dyn_cast<mlir::attn::KernelOp>(op)) {
       spec = mlir::attn::emitGraphKernel(kernel);
     }
@@ -105,10 +115,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!module)
     return 0;
 
-  mlir::attn::AttnPipelineOptions fused90, fused80, unfused;
+  mlir::attn::AttnPipelineOptions fused90, fused80, training, unfused;
   fused80.arch = "sm_80";
+  training.arch = "sm_80";
+  training.backward = training.biasGrad = true;
   unfused.unfused = true;
-  for (const mlir::attn::AttnPipelineOptions *options : {&fused90, &fused80, &unfused}) {
+  for (const mlir::attn::AttnPipelineOptions *options :
+       {&fused90, &fused80, &training, &unfused}) {
     OwningOpRef<ModuleOp> copy = module->clone();
     compile(*copy, *options);
   }

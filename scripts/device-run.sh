@@ -1,9 +1,18 @@
 #!/usr/bin/env bash
 # One call's worth of GPU work on the device machine (see README: the build
 # is made here, with LLVM linked statically, and carried there):
-#   scripts/device-run.sh [smoke] [suite] [sanitize] [examples] [python] [overhead]
-#                         [multigpu] [bench] [decode] [serving] [sass] [tiles] [splits]
-#                         [count] [gpu-diff]
+#   scripts/device-run.sh [smoke] [suite] [sanitize] [examples] [backward] [python]
+#                         [python-backward] [overhead] [multigpu] [bench] [decode]
+#                         [serving] [bench-backward] [sass] [tiles] [splits] [count]
+#                         [gpu-diff] [ncu] [time]
+# backward: the backward's GPU cases (test/GPU/backward) and its launch and
+# determinism tests (AttnGPUTests Backward*).
+# python-backward: attn.sdpa under torch.autograd (python/tests/test_backward.py:
+# gradients against float64, determinism, torch.compile, CUDA graphs, training).
+# bench-backward: bench/bench.py --backward (attn's backward against torch's
+# flash and cuDNN ones; BENCH_ARGS too).
+# ncu: Nsight Compute on the prefill shapes of bench/shapes (NCU_CASES picks
+# files, NCU_FLAGS adds attn-run flags); time: attn-run --bench on them.
 # gpu-diff: SEED and COUNT random graphs (scripts/gen-graphs.py) checked
 # against the float64 reference; failures land in $OUT/gpu-diff-failures.
 # Logs go to $OUT (or /tmp/attn-device). Nothing here needs LLVM. The Python
@@ -47,7 +56,8 @@ for step in "${steps[@]}"; do
     ;;
   sanitize)
     # Fused cases (the persistent warp-specialized kernel forced where the
-    # model would not pick it), then graph-op kernels of the unfused path.
+    # model would not pick it), graph-op kernels of the unfused path, and
+    # the backward's kernels (atomic and deterministic dQ).
     cases=("seq7" "hd72" "keep" "transposed-k" "causal-bottom-right-fully-masked"
            "decode-gqa" "split-kv" "unfused/masks" "unfused/transposes"
            "score-mod/captures" "score-mod/captures-flash-gqa"
@@ -57,6 +67,9 @@ for step in "${steps[@]}"; do
            "split-kv|--variant=sm90ws --splits=7"
            "decode-gqa|--variant=sm90ws --block-m=128 --block-n=64 --num-warps=12 --stages=2"
            "seq1|--variant=sm90ws" "everything|--variant=sm90ws"
+           "backward/seq7-mqa" "backward/hd72" "backward/bias-broadcast"
+           "backward/causal-bottom-right-empty-rows" "backward/captures"
+           "backward/key-padding|--deterministic"
            # Serving: ragged batches, with offsets past the tensors and (no
            # reference for them: "nocheck") out of order; sinks.
            "serving/varlen-causal-gqa" "serving/varlen-decode|--splits=8"
@@ -79,6 +92,7 @@ for step in "${steps[@]}"; do
       flags="--check $extra"
       [[ $extra == nocheck* ]] && flags=${extra#nocheck}
       [[ $t == unfused/* ]] && flags="--unfused --check"
+      [[ $t == backward/* ]] && flags="--backward --bias-grad --check $extra"
       log="$out/san-${t//\//-}${extra:+-$(cksum <<<"$extra" | cut -d' ' -f1)}"
       tools=(memcheck racecheck)
       [[ -n $extra ]] && tools+=(synccheck)
@@ -92,8 +106,19 @@ for step in "${steps[@]}"; do
     ;;
   examples)
     for e in "$root"/examples/*.mlir; do
-      "$build/bin/attn-run" --check --bench --profile "$e"
+      # Training steps: the forward and the derived backward.
+      flags=()
+      [[ $e == *backward* ]] && flags=(--backward --bias-grad)
+      "$build/bin/attn-run" "${flags[@]}" --check --bench --profile "$e"
     done 2>&1 | tee "$out/examples.log"
+    ;;
+  backward)
+    # The backward alone: its GPU cases, the determinism and launch tests.
+    "$root/scripts/gpu-tests.sh" "$build" "$root"/test/GPU/backward/*.mlir 2>&1 |
+      tee "$out/backward.log"
+    [[ -x $build/test/Unit/AttnGPUTests ]] &&
+      "$build/test/Unit/AttnGPUTests" --gtest_filter='Backward*' 2>&1 | tail -n 30 |
+      tee -a "$out/backward.log"
     ;;
   bench)
     timeout ${BENCH_TIMEOUT:-300} python3 "$root/bench/bench.py" --out "$out" ${BENCH_ARGS:-} 2>&1 | tee "$out/bench.log"
@@ -110,6 +135,10 @@ for step in "${steps[@]}"; do
     "$root/scripts/gpu-tests.sh" "$build" "$root"/test/GPU/serving/*.mlir 2>&1 | tee "$out/gpu-tests-serving.log"
     timeout 400 python3 -m pytest -q -rs "$root/python/tests/test_serving.py" 2>&1 | tee "$out/python-serving.log"
     ;;
+  bench-backward)
+    timeout ${BENCH_TIMEOUT:-500} python3 "$root/bench/bench.py" --backward --budget-s 420 --out "$out" \
+      ${BENCH_ARGS:-} 2>&1 | tee "$out/bench-backward.log"
+    ;;
   sass)
     # The SASS of the prefill kernel: TMA loads, wgmma, register
     # reallocation, and no local memory.
@@ -124,9 +153,14 @@ for step in "${steps[@]}"; do
     done 2>&1 | tee "$out/sass-mix.txt"
     ;;
   python)
-    # test_sdpa, test_torch (devices, grad, CUDA graphs, torch.compile and
-    # export), test_transformers (a small Llama against transformers' sdpa).
-    timeout 580 python3 -m pytest -q -rs "$root/python/tests" 2>&1 | tee "$out/python.log"
+    # test_sdpa, test_torch (devices, CUDA graphs, torch.compile and export),
+    # test_transformers (a small Llama against transformers' sdpa); the
+    # backward's tests are a step of their own (python-backward).
+    timeout 580 python3 -m pytest -q -rs "$root/python/tests" --ignore="$root/python/tests/test_backward.py" 2>&1 |
+      tee "$out/python.log"
+    ;;
+  python-backward)
+    timeout 580 python3 -m pytest -q -rs "$root/python/tests/test_backward.py" 2>&1 | tee "$out/python-backward.log"
     ;;
   overhead)
     # Host time per call, attn.sdpa beside F.scaled_dot_product_attention.
@@ -146,6 +180,26 @@ for step in "${steps[@]}"; do
   gpu-diff)
     SEED=${SEED:-1} COUNT=${COUNT:-60} OUT=$out "$root/scripts/gpu-diff.sh" "$build" 2>&1 |
       tee "$out/gpu-diff.log"
+    ;;
+  ncu)
+    # One launch of each shape's kernel: throughput, warp stalls, issue
+    # slots, pipes. The clocks stay as they are (METHOD.md).
+    for f in ${NCU_CASES:-$root/bench/shapes/*.mlir}; do
+      name=$(basename "$f" .mlir)
+      timeout 300 ncu --clock-control none --target-processes all -k regex:attn_fwd -c 1 \
+        --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
+        --section ComputeWorkloadAnalysis --section Occupancy --section LaunchStats \
+        "$build/bin/attn-run" --bench --warmup=1 --iters=1 ${NCU_FLAGS:-} "$f" > "$out/ncu-$name.txt" 2>&1
+      echo "ncu $name: exit $?"
+      grep -E "Duration|Compute \(SM\) Throughput|Issue Slots Busy|Stall|Warp Cycles Per Issued|No Eligible|Registers Per|Grid Size|Block Size" \
+        "$out/ncu-$name.txt" | head -n 40
+    done 2>&1 | tee "$out/ncu.log"
+    ;;
+  time)
+    for f in ${TIME_CASES:-$root/bench/shapes/*.mlir}; do
+      echo "--- $(basename "$f") ${TIME_FLAGS:-}"
+      timeout 120 "$build/bin/attn-run" --bench --warmup=5 --iters=30 --profile ${TIME_FLAGS:-} "$f" 2>&1 | tail -n 6
+    done 2>&1 | tee -a "$out/time.log"
     ;;
   count)
     timeout 400 python3 "$root/bench/kernel_count.py" --attn-run "$build/bin/attn-run" 2>&1 |

@@ -22,7 +22,7 @@ clang_version=14 # Debian 12's clang; libFuzzer is in libclang-rt-14-dev
 
 if [[ ${1:-} == --if-lib-changed ]]; then
   shift
-  if ! git -C "$root" diff --cached --name-only | grep -q '^lib/'; then
+  if ! git -C "$root" diff --cached --name-only | grep '^lib/' > /dev/null; then
     echo "fuzz: no staged change under lib/; skipped"
     exit 0
   fi

@@ -3,10 +3,10 @@
 # unfused/: one kernel per graph op; sweep/: odd head dims, lengths, GQA
 # ratios and mask operands, fused and unfused; score-mod/: the score_mod
 # op table and captured tensors; serving/: ragged batches, paged caches,
-# sinks) with attn-run --check and
-# prints the
-# error of every case against the float64 reference. Needs only the built
-# attn-run (no lit, no FileCheck), so it runs on a machine without LLVM:
+# sinks; backward/: the gradients of training steps, --backward) with
+# attn-run --check and prints the error of every case against the float64
+# reference. Needs only the built attn-run (no lit, no FileCheck), so it
+# runs on a machine without LLVM:
 #   scripts/gpu-tests.sh [build-dir] [test files...]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,7 +15,8 @@ shift || true
 tests=("$@")
 [[ ${#tests[@]} -gt 0 ]] ||
   tests=("$root"/test/GPU/*.mlir "$root"/test/GPU/unfused/*.mlir "$root"/test/GPU/sweep/*.mlir
-         "$root"/test/GPU/score-mod/*.mlir "$root"/test/GPU/serving/*.mlir)
+         "$root"/test/GPU/score-mod/*.mlir "$root"/test/GPU/serving/*.mlir
+         "$root"/test/GPU/backward/*.mlir)
 run="$build/bin/attn-run"
 [[ -x $run ]] || { echo "gpu-tests: no $run; build first" >&2; exit 2; }
 

@@ -166,7 +166,9 @@ ATTN_C_API const char *attn_kernel_source(const attn_kernel *kernel);
 ATTN_C_API int attn_kernel_load(attn_kernel *kernel,
                                 const attn_launch_config *where);
 /* Bytes of workspace a launch with `args` and `config` needs (0 unless the
- * launch splits the keys, as decode does). Loads the kernel if needed. */
+ * launch splits the keys, as decode does, or a persistent kernel with a
+ * causal mask or a window draws its tiles from a counter there). Loads the
+ * kernel if needed. */
 ATTN_C_API int attn_workspace_size(attn_kernel *kernel,
                                    const attn_flash_args *args,
                                    const attn_launch_config *config,
@@ -178,6 +180,49 @@ ATTN_C_API int attn_launch_on(attn_kernel *kernel, const attn_flash_args *args,
 ATTN_C_API int attn_launch(attn_kernel *kernel, const attn_flash_args *args,
                            void *stream);
 ATTN_C_API void attn_kernel_destroy(attn_kernel *kernel);
+
+/* ---- Training: the backward of fused attention (appended). ---- */
+
+/* The operands of a backward launch: the forward's (q, k, v, its output o
+ * and logsumexp lse), the output's gradient and the gradients to write
+ * (grad_k and grad_v with the K/V head count). The workspace comes with the
+ * launch's attn_launch_config, as for a forward launch. */
+typedef struct attn_backward_args {
+  int32_t batch, seq_q, seq_kv;
+  attn_tensor q, k, v, o, grad_output;
+  const float *lse;        /* [batch, heads_q, seq_q], as the forward wrote it */
+  attn_tensor grad_q, grad_k, grad_v;
+  const int32_t *lengths;  /* [batch], or NULL */
+  attn_tensor keep;        /* uint8/bool, or data NULL */
+  attn_tensor bias;        /* or data NULL */
+  /* With the bias gradient: the bias's extents (1 where its stride is 0,
+   * summed there), in the bias's element type. */
+  attn_tensor grad_bias;
+  /* Nonzero: no atomics, bitwise identical results run to run. */
+  int32_t deterministic;
+  /* The tensors the score_mod reads, as attn_flash_args.score_mod_captures. */
+  const void *score_mod_captures[ATTN_MAX_SCORE_MOD_CAPTURES];
+} attn_backward_args;
+
+/* Compiles the training step of the single attention of an MLIR module
+ * (graph or attn.flash): *forward (launched with attn_launch_on; it writes
+ * the logsumexp, so give attn_flash_args.lse) and *backward (launched with
+ * attn_launch_backward). bias_grad nonzero: the backward also computes the
+ * bias gradient. */
+ATTN_C_API int attn_compile_training(attn_context *context, const char *mlir,
+                                     int32_t bias_grad, attn_kernel **forward,
+                                     attn_kernel **backward);
+/* The workspace a backward launch with `args` needs (from its sizes and
+ * mode; no GPU needed): always some, 256-byte aligned. */
+ATTN_C_API int attn_backward_workspace_size(const attn_kernel *backward,
+                                            const attn_backward_args *args,
+                                            uint64_t *bytes);
+/* Checks every pointer (memory of the launch's device) and enqueues the
+ * backward's kernels in the context and on the stream `config` names, with
+ * its workspace (no allocation, no synchronization). */
+ATTN_C_API int attn_launch_backward(attn_kernel *backward,
+                                    const attn_backward_args *args,
+                                    const attn_launch_config *config);
 
 #ifdef __cplusplus
 }

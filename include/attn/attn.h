@@ -42,10 +42,18 @@ struct CompileOptions {
   /// Instead of fusing, run --attn-lower-unfused: every graph op becomes its
   /// own kernel (the shape of PyTorch's math backend).
   bool unfused = false;
+  /// After fusing, run --attn-derive-backward: each function returning an
+  /// attn.flash becomes a training step (one more argument, the output's
+  /// gradient; dq, dk, dv after the results), and the kernels include the
+  /// backward's (KernelKind::FlashBackward, launched with BackwardArgs)
+  /// after the forward's, which writes the logsumexp the backward reads.
+  bool backward = false;
+  /// With `backward`: also the gradient of each bias operand.
+  bool backwardBiasGrad = false;
 };
 
-/// The kernels of a module, one per attn.flash and attn.kernel in op order,
-/// and the IR after the pipeline.
+/// The kernels of a module, one per attn.flash, attn.flash_bwd and
+/// attn.kernel in op order, and the IR after the pipeline.
 struct CompiledModule {
   std::vector<std::shared_ptr<Kernel>> kernels;
   std::string loweredIR;

@@ -176,13 +176,14 @@ template <class C, class Mma> struct FlashForward {
     auto softmax = [&](int i, float(&s)[kMTiles][kNTiles][4],
                        float(&alpha)[kMTiles][2]) {
       const int n0 = tileStart(i);
+      float logitScale;
       if (Mask<C>::kAlwaysElementwise || !mask.tileIsFull(p, n0, kBlockN)) {
-        mask.template apply<true>(p, n0, rowBase, s);
+        logitScale = mask.template apply<true>(p, n0, rowBase, s);
         ++maskedTiles;
       } else {
-        mask.template apply<false>(p, n0, rowBase, s);
+        logitScale = mask.template apply<false>(p, n0, rowBase, s);
       }
-      stats.update(s, alpha);
+      stats.update(s, alpha, logitScale);
     };
     auto pack = [&](const float(&s)[kMTiles][kNTiles][4]) {
       packTile<Ops>(pk, s);

@@ -32,6 +32,10 @@ struct FlashParams {
   // [split][batch][head][row] (rows of heads_q x seq_q as launched);
   // FlashCombine merges them into o (and lse). One split: o directly.
   TileSchedule schedule;
+  // Persistent kernels: the next work tile of a block is
+  // atomicAdd(tile_counter, 1) + gridDim.x (zeroed before each launch, in
+  // the caller's workspace); null: every gridDim.x-th tile.
+  int *tile_counter;
   float *partial_o;   // [splits][batch * heads_q * seq_q][kHeadDimV]
   float *partial_lse; // [splits][batch * heads_q * seq_q]
   i64 q_strides[3];         // batch, head, row

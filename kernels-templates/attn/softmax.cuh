@@ -20,35 +20,45 @@ template <int kMTiles, int kNTiles> struct OnlineSoftmax {
     }
   }
 
-  /// Takes the base-2 logits of a tile in s, raises the row maxima,
+  /// Takes a tile of scores s that become base-2 logits when multiplied by
+  /// logitScale (> 0; 1 when s already holds logits), raises the row maxima,
   /// exponentiates s in place against them and adds it to the row sums;
-  /// alpha is what earlier tiles' output must be scaled by.
+  /// alpha is what earlier tiles' output must be scaled by. Scaling inside
+  /// the exponent's FFMA saves a multiply per score on full tiles.
   __device__ __forceinline__ void update(float (&s)[kMTiles][kNTiles][4],
-                                         float (&alpha)[kMTiles][2]) {
+                                         float (&alpha)[kMTiles][2],
+                                         float logitScale = 1.f) {
 #pragma unroll
     for (int mt = 0; mt < kMTiles; ++mt)
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
-        float mx = rowMax[mt][half];
+        // Four partial maxima, not one chain: the FMNMX latency is a
+        // quarter of the row's length.
+        float mx[4] = {negInf(), negInf(), negInf(), negInf()};
 #pragma unroll
         for (int j = 0; j < kNTiles; ++j)
-          mx = fmaxf(mx, fmaxf(s[mt][j][2 * half], s[mt][j][2 * half + 1]));
-        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+          mx[j % 4] = fmaxf(mx[j % 4],
+                            fmaxf(s[mt][j][2 * half], s[mt][j][2 * half + 1]));
+        float tileMax = fmaxf(fmaxf(mx[0], mx[1]), fmaxf(mx[2], mx[3]));
+        tileMax = fmaxf(tileMax, __shfl_xor_sync(0xffffffffu, tileMax, 1));
+        tileMax = fmaxf(tileMax, __shfl_xor_sync(0xffffffffu, tileMax, 2));
+        const float newMax = fmaxf(rowMax[mt][half], tileMax * logitScale);
         // A row with no allowed key so far keeps max -inf; exponentiate
         // against 0 so that -inf - -inf never makes a NaN.
-        float base = mx == negInf() ? 0.f : mx;
+        const float base = newMax == negInf() ? 0.f : newMax;
         alpha[mt][half] = fastExp2(rowMax[mt][half] - base);
-        rowMax[mt][half] = mx;
-        float sum = 0.f;
+        rowMax[mt][half] = newMax;
+        // Four partial sums: a chain of one FADD per score would serialize.
+        float sum[4] = {0.f, 0.f, 0.f, 0.f};
 #pragma unroll
         for (int j = 0; j < kNTiles; ++j)
 #pragma unroll
           for (int e = 2 * half; e < 2 * half + 2; ++e) {
-            s[mt][j][e] = fastExp2(s[mt][j][e] - base);
-            sum += s[mt][j][e];
+            s[mt][j][e] = fastExp2(fmaf(s[mt][j][e], logitScale, -base));
+            sum[(2 * j + e) % 4] += s[mt][j][e];
           }
-        rowSum[mt][half] = rowSum[mt][half] * alpha[mt][half] + sum;
+        rowSum[mt][half] = rowSum[mt][half] * alpha[mt][half] +
+                           ((sum[0] + sum[1]) + (sum[2] + sum[3]));
       }
   }
 

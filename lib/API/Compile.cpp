@@ -2,6 +2,7 @@
 
 #include "attn/attn.h"
 #include "attn/API/CompileModule.h"
+#include "attn/Runtime/KernelVariants.h"
 #include "attn/Runtime/Log.h"
 
 #include "attn/Dialect/Attn/IR/AttnOps.h"
@@ -90,6 +91,10 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
   auto start = std::chrono::steady_clock::now();
   DiagnosticCollector diagnostics(*module.getContext());
   CompiledModule compiled;
+  if (options.backward && (!options.runPipeline || options.unfused))
+    return Status(StatusCode::InvalidArgument,
+                  "the backward is derived from fused attention: it needs "
+                  "the pipeline and no 'unfused'");
   if (options.runPipeline) {
     if (!options.unfused && !mlir::attn::lookupArch(context.arch()))
       return Status(StatusCode::Unsupported,
@@ -102,6 +107,8 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
     pipeline.numWarps = options.numWarps;
     pipeline.stages = options.stages;
     pipeline.unfused = options.unfused;
+    pipeline.backward = options.backward;
+    pipeline.biasGrad = options.backwardBiasGrad;
     mlir::PassManager pm(module.getContext());
     mlir::attn::buildAttnPipeline(pm, pipeline);
     if (mlir::failed(pm.run(module)))
@@ -117,11 +124,13 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
   // Fused attention and the graph-op kernels of the unfused path, in order.
   std::vector<mlir::Operation *> kernelOps;
   module.walk([&](mlir::Operation *op) {
-    if (mlir::isa<mlir::attn::FlashOp, mlir::attn::KernelOp>(op))
+    if (mlir::isa<mlir::attn::FlashOp, mlir::attn::FlashBwdOp,
+                  mlir::attn::KernelOp>(op))
       kernelOps.push_back(op);
   });
   if (kernelOps.empty()) {
-    std::string why = "the module has no attn.flash or attn.kernel to compile";
+    std::string why = "the module has no attn.flash, attn.flash_bwd or "
+                      "attn.kernel to compile";
     for (const std::string &remark : compiled.remarks)
       why += "\n" + remark;
     return Status(StatusCode::Unsupported, why);
@@ -130,20 +139,49 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
   // cannot know the GPU, but the context does.
   if (std::optional<mlir::attn::ArchInfo> arch =
           mlir::attn::lookupArch(context.arch()))
-    for (mlir::Operation *op : kernelOps)
-      if (auto flash = mlir::dyn_cast<mlir::attn::FlashOp>(op);
-          flash && mlir::failed(mlir::attn::verifyConfigFits(flash, *arch)))
+    for (mlir::Operation *op : kernelOps) {
+      mlir::LogicalResult fits = mlir::success();
+      if (auto flash = mlir::dyn_cast<mlir::attn::FlashOp>(op))
+        fits = mlir::attn::verifyConfigFits(flash, *arch);
+      else if (auto backward = mlir::dyn_cast<mlir::attn::FlashBwdOp>(op))
+        fits = mlir::attn::verifyConfigFits(backward, *arch);
+      if (mlir::failed(fits))
         return Status(StatusCode::Unsupported, diagnostics.joinedErrors());
+    }
   for (mlir::Operation *op : kernelOps) {
-    mlir::FailureOr<KernelSpec> spec =
-        mlir::isa<mlir::attn::FlashOp>(op)
-            ? mlir::attn::emitFlashKernel(mlir::cast<mlir::attn::FlashOp>(op))
-            : mlir::attn::emitGraphKernel(mlir::cast<mlir::attn::KernelOp>(op));
+    mlir::FailureOr<KernelSpec> spec;
+    if (auto flash = mlir::dyn_cast<mlir::attn::FlashOp>(op))
+      spec = mlir::attn::emitFlashKernel(flash);
+    else if (auto backward = mlir::dyn_cast<mlir::attn::FlashBwdOp>(op))
+      spec = mlir::attn::emitFlashBackwardKernel(backward);
+    else
+      spec = mlir::attn::emitGraphKernel(mlir::cast<mlir::attn::KernelOp>(op));
     if (mlir::failed(spec))
       return Status(StatusCode::Unsupported, diagnostics.joinedErrors());
     Result<std::shared_ptr<Kernel>> kernel = context.build(*spec);
     if (!kernel)
       return kernel.status();
+    // A dynamic key length with other tiles for long keys: their kernel
+    // too, which the first one's launches hand long key lengths to.
+    if (auto flash = mlir::dyn_cast<mlir::attn::FlashOp>(op))
+      if (auto longConfig = flash->getAttrOfType<mlir::attn::ConfigAttr>(
+              kLongKeysConfigAttr)) {
+        // Checked like the first (the attribute may be hand-written).
+        mlir::attn::ConfigAttr config = flash.getConfigAttr();
+        flash.setConfigAttr(longConfig);
+        std::optional<mlir::attn::ArchInfo> arch =
+            mlir::attn::lookupArch(context.arch());
+        mlir::FailureOr<KernelSpec> longSpec = mlir::failure();
+        if (!arch || mlir::succeeded(mlir::attn::verifyConfigFits(flash, *arch)))
+          longSpec = mlir::attn::emitFlashKernel(flash);
+        flash.setConfigAttr(config);
+        if (mlir::failed(longSpec))
+          return Status(StatusCode::Unsupported, diagnostics.joinedErrors());
+        Result<std::shared_ptr<Kernel>> longKernel = context.build(*longSpec);
+        if (!longKernel)
+          return longKernel.status();
+        (*kernel)->setLongKeysKernel(*longKernel, kAlignedKeysUpTo);
+      }
     compiled.kernels.push_back(*kernel);
   }
   compiled.pipelineMs = std::chrono::duration<double, std::milli>(

@@ -219,4 +219,83 @@ int attn_launch(attn_kernel *kernel, const attn_flash_args *args,
 
 void attn_kernel_destroy(attn_kernel *kernel) { delete kernel; }
 
+int attn_compile_training(attn_context *context, const char *mlir,
+                          int32_t biasGrad, attn_kernel **forward,
+                          attn_kernel **backward) {
+  if (!context || !mlir || !forward || !backward)
+    return invalid("attn_compile_training: NULL argument");
+  attn::CompileOptions options;
+  options.backward = true;
+  options.backwardBiasGrad = biasGrad != 0;
+  auto compiled = attn::compileSource(*context->context, mlir, options);
+  if (!compiled)
+    return report(compiled.status());
+  const auto &kernels = compiled->kernels;
+  if (kernels.size() != 2 || kernels[0]->spec().kind != attn::KernelKind::Flash ||
+      kernels[1]->spec().kind != attn::KernelKind::FlashBackward)
+    return report(attn::Status(
+        attn::StatusCode::Unsupported,
+        "attn_compile_training: the module has " +
+            std::to_string(kernels.size()) +
+            " kernels; the C API compiles the training step of one attention"));
+  *forward = new attn_kernel{kernels[0]};
+  *backward = new attn_kernel{kernels[1]};
+  return ATTN_OK;
+}
+
+namespace {
+
+attn::BackwardArgs toBackwardArgs(const attn_backward_args &args,
+                                  const attn_launch_config *config) {
+  attn::BackwardArgs a;
+  a.batch = args.batch;
+  a.seqQ = args.seq_q;
+  a.seqKV = args.seq_kv;
+  a.q = toArg(args.q);
+  a.k = toArg(args.k);
+  a.v = toArg(args.v);
+  a.o = toArg(args.o);
+  a.gradOutput = toArg(args.grad_output);
+  a.lse = args.lse;
+  a.gradQ = toArg(args.grad_q);
+  a.gradK = toArg(args.grad_k);
+  a.gradV = toArg(args.grad_v);
+  a.lengths = args.lengths;
+  a.keep = toArg(args.keep);
+  a.bias = toArg(args.bias);
+  a.gradBias = toArg(args.grad_bias);
+  a.deterministic = args.deterministic != 0;
+  for (int i = 0; i < ATTN_MAX_SCORE_MOD_CAPTURES; ++i)
+    a.scoreModCaptures[i] = args.score_mod_captures[i];
+  if (config) {
+    a.workspace = reinterpret_cast<attn::DevicePtr>(config->workspace);
+    a.workspaceBytes = config->workspace_bytes;
+  }
+  return a;
+}
+
+} // namespace
+
+int attn_backward_workspace_size(const attn_kernel *backward,
+                                 const attn_backward_args *args,
+                                 uint64_t *bytes) {
+  if (!backward || !args || !bytes)
+    return invalid("attn_backward_workspace_size: NULL argument");
+  auto size = backward->kernel->workspaceBytes(toBackwardArgs(*args, nullptr));
+  if (!size)
+    return report(size.status());
+  *bytes = *size;
+  return ATTN_OK;
+}
+
+int attn_launch_backward(attn_kernel *backward, const attn_backward_args *args,
+                         const attn_launch_config *config) {
+  if (!backward || !args)
+    return invalid("attn_launch_backward: NULL argument");
+  attn::Status s = backward->kernel->launch(toBackwardArgs(*args, config),
+                                            config ? config->stream : nullptr,
+                                            deviceOf(config));
+  return s ? ATTN_OK : report(s);
+}
+
 } // extern "C"

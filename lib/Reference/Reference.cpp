@@ -17,6 +17,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <thread>
 
 using namespace mlir;
@@ -90,8 +91,9 @@ struct Tensor4 {
 /// in program order. Constants are evaluated once.
 class ScoreModProgram {
 public:
-  /// Compiles the body of `op` (an attn.score_mod or attn.flash) whose
-  /// captures hold `captures`; reports what it cannot evaluate on the op.
+  /// Compiles the body of `op` (an attn.score_mod, attn.flash or
+  /// attn.flash_bwd) whose captures hold `captures`; reports what it cannot
+  /// evaluate on the op.
   static FailureOr<ScoreModProgram>
   compile(Operation *op, Region &region,
           std::vector<const HostTensor *> captures) {
@@ -608,6 +610,7 @@ private:
           return success();
         })
         .Case([&](FlashOp flash) { return evaluateFlash(flash); })
+        .Case([&](FlashBwdOp bwd) { return evaluateFlashBackward(bwd); })
         .Default([&](Operation *other) {
           return other->emitOpError() << "is not supported by the CPU reference";
         });
@@ -815,6 +818,163 @@ private:
     return t;
   }
 
+  /// The gradients of attn.flash (attn.flash_bwd), from its operands o and
+  /// lse as the op defines them. dq is computed per query head; dk and dv
+  /// per K/V head, summing the query heads that share it; dbias per slice of
+  /// the bias, summing the dimensions it broadcasts in.
+  LogicalResult evaluateFlashBackward(FlashBwdOp op) {
+    FailureOr<Tensor4> q = tensor(op, op.getQ()), k = tensor(op, op.getK()),
+                       v = tensor(op, op.getV()), o = tensor(op, op.getO()),
+                       dO = tensor(op, op.getGradOutput());
+    if (failed(q) || failed(k) || failed(v) || failed(o) || failed(dO))
+      return failure();
+    // The logsumexp: an attn.flash result or a [B, H, Sq] argument.
+    std::function<std::vector<double>(int64_t, int64_t)> lseRow;
+    if (auto it = tensors.find(op.getLse()); it != tensors.end()) {
+      Tensor4 lse = it->second;
+      lseRow = [lse](int64_t b, int64_t h) { return lse.at(b, h).v; };
+    } else if (auto p = plain.find(op.getLse()); p != plain.end()) {
+      const HostTensor *lse = &p->second;
+      lseRow = [lse](int64_t b, int64_t h) {
+        int64_t heads = lse->shape[1], rows = lse->shape[2];
+        const double *row = lse->data.data() + (b * heads + h) * rows;
+        return std::vector<double>(row, row + rows);
+      };
+    } else {
+      return op.emitOpError() << "has an 'lse' operand the reference holds no "
+                                 "value for";
+    }
+    // The score_mod and its derivative, reading the same captures.
+    std::shared_ptr<const ScoreModProgram> mod, modGrad;
+    if (op.hasScoreMod()) {
+      FailureOr<ScoreModProgram> program =
+          scoreModProgram(op, op.getScoreMod(), op.getCaptures());
+      if (failed(program))
+        return failure();
+      FailureOr<ScoreModProgram> gradProgram =
+          scoreModProgram(op, op.getScoreModGrad(), op.getCaptures());
+      if (failed(gradProgram))
+        return failure();
+      mod = std::make_shared<const ScoreModProgram>(std::move(*program));
+      modGrad = std::make_shared<const ScoreModProgram>(std::move(*gradProgram));
+    }
+    FailureOr<MaskEval> eval =
+        maskEval(op, op.getMaskOrEmpty(), op.getLengths(), op.getKeep(),
+                 op.getBias());
+    if (failed(eval))
+      return failure();
+    double scale = op.getScale().convertToDouble();
+    bool transposeK = op.getTransposeK();
+    int64_t group = q->shape[1] / k->shape[1];
+    Tensor4 qq = *q, kk = *k, vv = *v, oo = *o, dd = *dO;
+    MaskEval e = *eval;
+
+    // P, dZ = P (dP - D) (the gradient of the masked logits, which is the
+    // bias's) and dS = dZ score_mod' of one (batch, query head).
+    struct Local {
+      Matrix p, dz, ds;
+    };
+    auto local = [=](int64_t b, int64_t h) {
+      Matrix raw = multiply(qq.at(b, h), false, kk.at(b, h / group), !transposeK);
+      Matrix z(raw.rows, raw.cols), slope(raw.rows, raw.cols, 1.0);
+      for (int64_t i = 0; i < raw.rows; ++i)
+        for (int64_t j = 0; j < raw.cols; ++j) {
+          double x = raw.at(i, j) * scale;
+          z.at(i, j) = mod ? mod->run(x, b, h, i, j) : x;
+          if (modGrad)
+            slope.at(i, j) = modGrad->run(x, b, h, i, j);
+        }
+      e.apply(z, b, h);
+      std::vector<double> lse = lseRow(b, h);
+      Matrix dOut = dd.at(b, h), out = oo.at(b, h);
+      Matrix dp = multiply(dOut, false, vv.at(b, h / group), true);
+      Local l{Matrix(z.rows, z.cols), Matrix(z.rows, z.cols),
+              Matrix(z.rows, z.cols)};
+      for (int64_t i = 0; i < z.rows; ++i) {
+        double delta = 0;
+        for (int64_t d = 0; d < dOut.cols; ++d)
+          delta += dOut.at(i, d) * out.at(i, d);
+        // A row with no allowed key (-inf logsumexp) has no gradient.
+        bool empty = lse[i] == kNegInf;
+        for (int64_t j = 0; j < z.cols; ++j) {
+          double p = empty || z.at(i, j) == kNegInf ? 0.0
+                                                     : std::exp(z.at(i, j) - lse[i]);
+          l.p.at(i, j) = p;
+          l.dz.at(i, j) = p * (dp.at(i, j) - delta);
+          l.ds.at(i, j) = p == 0.0 ? 0.0 : l.dz.at(i, j) * slope.at(i, j);
+        }
+      }
+      return l;
+    };
+    auto scaled = [scale](Matrix m) {
+      for (double &x : m.v)
+        x *= scale;
+      return m;
+    };
+    auto accumulate = [](std::optional<Matrix> &sum, const Matrix &m) {
+      if (!sum) {
+        sum = m;
+        return;
+      }
+      for (size_t i = 0; i < m.v.size(); ++i)
+        sum->v[i] += m.v[i];
+    };
+
+    Tensor4 dq;
+    dq.shape = qq.shape;
+    dq.slice = [=](int64_t b, int64_t h) {
+      // dq = scale dS K, K being [Skv, D] (or given as [D, Skv]).
+      return scaled(multiply(local(b, h).ds, false, kk.at(b, h / group),
+                             transposeK));
+    };
+    tensors[op.getGradQ()] = dq;
+    Tensor4 dk;
+    dk.shape = kk.shape;
+    dk.slice = [=](int64_t b, int64_t hk) {
+      std::optional<Matrix> sum;
+      for (int64_t h = hk * group; h < (hk + 1) * group; ++h) {
+        Local l = local(b, h);
+        accumulate(sum, transposeK ? multiply(qq.at(b, h), true, l.ds, false)
+                                   : multiply(l.ds, true, qq.at(b, h), false));
+      }
+      return scaled(*sum);
+    };
+    tensors[op.getGradK()] = dk;
+    Tensor4 dv;
+    dv.shape = vv.shape;
+    dv.slice = [=](int64_t b, int64_t hk) {
+      std::optional<Matrix> sum;
+      for (int64_t h = hk * group; h < (hk + 1) * group; ++h)
+        accumulate(sum, multiply(local(b, h).p, true, dd.at(b, h), false));
+      return *sum;
+    };
+    tensors[op.getGradV()] = dv;
+
+    if (Value gradBias = op.getGradBias()) {
+      Tensor4 db;
+      db.shape = shapeOf(gradBias);
+      std::array<int64_t, 4> full = {qq.shape[0], qq.shape[1], qq.shape[2],
+                                     vv.shape[2]};
+      std::array<int64_t, 4> shape = db.shape;
+      db.slice = [=](int64_t bb, int64_t hb) {
+        Matrix sum(shape[2], shape[3]);
+        for (int64_t b = 0; b < full[0]; ++b)
+          for (int64_t h = 0; h < full[1]; ++h) {
+            if ((shape[0] != 1 && b != bb) || (shape[1] != 1 && h != hb))
+              continue;
+            Matrix dz = local(b, h).dz;
+            for (int64_t i = 0; i < full[2]; ++i)
+              for (int64_t j = 0; j < full[3]; ++j)
+                sum.at(shape[2] == 1 ? 0 : i, shape[3] == 1 ? 0 : j) +=
+                    dz.at(i, j);
+          }
+        return sum;
+      };
+      tensors[gradBias] = db;
+    }
+    return success();
+  }
+
   LogicalResult evaluateFlash(FlashOp flash) {
     if (flash.isVarlen())
       return evaluateVarlenFlash(flash);
@@ -916,7 +1076,15 @@ reference::evaluate(func::FuncOp func, ArrayRef<HostTensor> inputs,
     if (type.getRank() == 3)
       shape.pop_back(); // logsumexp [B, H, Sq]
     HostTensor out(shape, std::numeric_limits<double>::quiet_NaN());
-    std::vector<std::pair<int64_t, int64_t>> slices = options.slices;
+    std::vector<std::pair<int64_t, int64_t>> slices;
+    // A result with fewer batches or heads than the slices name (K/V
+    // gradients with GQA, a broadcast bias's) computes the slices they
+    // fold to.
+    for (auto [b, h] : options.slices) {
+      std::pair<int64_t, int64_t> slice = {b % t.shape[0], h % t.shape[1]};
+      if (!llvm::is_contained(slices, slice))
+        slices.push_back(slice);
+    }
     if (slices.empty())
       for (int64_t b = 0; b < t.shape[0]; ++b)
         for (int64_t h = 0; h < t.shape[1]; ++h)

@@ -1,6 +1,7 @@
 //===- Inputs.cpp - The inputs attn-run runs a function on ----------------===//
 
 #include "attn/Run/Inputs.h"
+#include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "attn/Npy/Npy.h"
 
 #include "attn/Dialect/Attn/IR/AttnOps.h"
@@ -61,15 +62,24 @@ HostTensor randomInput(mlir::BlockArgument arg, std::mt19937_64 &rng,
       for (mlir::Value operand : op->getOperands()) {
         if (operand != arg || op->getNumOperands() == 0)
           continue;
+        // Fused attention: its keys per sequence (a ragged or paged batch's
+        // too), or v's rows for the backward; a graph op's operand 0 is the
+        // score tensor, keys last.
         if (auto flash = mlir::dyn_cast<mlir::attn::FlashOp>(op)) {
           int64_t keys = flash.getKeysPerSequence();
           if (!mlir::ShapedType::isDynamic(keys))
             maxLength = std::max<int64_t>(maxLength, keys);
-        } else if (auto scores = mlir::dyn_cast<mlir::RankedTensorType>(
-                       op->getOperand(0).getType());
-                   scores && scores.getRank() == 4) {
-          maxLength = std::max<int64_t>(maxLength, scores.getDimSize(3));
+          continue;
         }
+        mlir::Value keys = op->getOperand(0);
+        int64_t keysDim = 3;
+        if (mlir::isa<mlir::attn::FlashBwdOp>(op)) {
+          keys = op->getOperand(2);
+          keysDim = 2;
+        }
+        if (auto type = mlir::dyn_cast<mlir::RankedTensorType>(keys.getType()))
+          if (type.getRank() == 4)
+            maxLength = std::max<int64_t>(maxLength, type.getDimSize(keysDim));
       }
     });
     std::uniform_int_distribution<int64_t> length(1, maxLength);

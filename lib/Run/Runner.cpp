@@ -195,6 +195,89 @@ Result<Launch> prepareFlash(mlir::attn::FlashOp flash,
   return l;
 }
 
+/// Allocates the gradients of an attn.flash_bwd (poisoned, in the layout of
+/// what they differentiate) and its workspace, and binds its operands.
+Result<Launch> prepareFlashBackward(mlir::attn::FlashBwdOp op,
+                                    std::shared_ptr<Kernel> kernel,
+                                    ValueMap &values, const RunOptions &options) {
+  Launch l;
+  l.kernel = kernel;
+  const KernelSpec &spec = kernel->spec();
+  // Copies: inserting the gradients below may move the map's entries.
+  const DeviceTensor q = values[op.getQ()], k = values[op.getK()],
+                     v = values[op.getV()], o = values[op.getO()],
+                     dO = values[op.getGradOutput()], lse = values[op.getLse()];
+  BackwardArgs args;
+  args.batch = int(q.shape[0]);
+  args.seqQ = int(q.shape[2]);
+  args.seqKV = int(k.shape[2]);
+  args.q = tensorArg(q);
+  args.k = tensorArg(k);
+  args.v = tensorArg(v);
+  args.o = tensorArg(o);
+  args.gradOutput = tensorArg(dO);
+  args.lse = reinterpret_cast<const float *>(lse.buffer->get());
+  args.deterministic = options.deterministic;
+  if (mlir::Value lengths = op.getLengths())
+    args.lengths = reinterpret_cast<const int *>(values[lengths].buffer->get());
+  if (mlir::Value keep = op.getKeep())
+    args.keep = broadcastArg(values[keep]);
+  if (mlir::Value bias = op.getBias())
+    args.bias = broadcastArg(values[bias]);
+  for (auto [i, capture] : llvm::enumerate(op.getCaptures())) {
+    if (i >= size_t(kMaxScoreModCaptures))
+      return Status(StatusCode::Unsupported, "too many score_mod captures");
+    args.scoreModCaptures[i] =
+        reinterpret_cast<const void *>(values[capture].buffer->get());
+  }
+  // The gradients, poisoned so that an element no kernel wrote shows.
+  std::pair<mlir::Value, const DeviceTensor *> grads[] = {
+      {op.getGradQ(), &q}, {op.getGradK(), &k}, {op.getGradV(), &v}};
+  TensorArg *gradArgs[] = {&args.gradQ, &args.gradK, &args.gradV};
+  for (auto [i, grad] : llvm::enumerate(grads)) {
+    auto buffer = allocatePoisoned(grad.second->shape, grad.second->type,
+                                   grad.second->strides);
+    if (!buffer)
+      return buffer.status();
+    values[grad.first] = *buffer;
+    *gradArgs[i] = tensorArg(*buffer);
+    l.bytes += 2 * tensorBytes(*buffer);
+  }
+  if (mlir::Value gradBias = op.getGradBias()) {
+    auto type = mlir::cast<mlir::RankedTensorType>(gradBias.getType());
+    std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+    auto buffer = allocatePoisoned(shape, *dataTypeOf(type.getElementType()),
+                                   contiguousStrides(shape));
+    if (!buffer)
+      return buffer.status();
+    values[gradBias] = *buffer;
+    args.gradBias = tensorArg(*buffer);
+  }
+  // The workspace: sized once, owned by the launch (a launch never
+  // allocates).
+  Result<size_t> workspaceBytes = kernel->workspaceBytes(args);
+  if (!workspaceBytes)
+    return workspaceBytes.status();
+  Result<DeviceBuffer> workspace = DeviceBuffer::allocate(*workspaceBytes);
+  if (!workspace)
+    return workspace.status();
+  l.workspace = std::make_shared<DeviceBuffer>(std::move(*workspace));
+  args.workspace = l.workspace->get();
+  args.workspaceBytes = l.workspace->size();
+  double density = maskDensity(spec, args.seqQ, args.seqKV);
+  // S, dP, dV, dK and dQ: 2.5 times the forward's products.
+  l.flops = 2.0 * args.batch * spec.headsQ * double(args.seqQ) * args.seqKV *
+            (3.0 * spec.headDimQK + 2.0 * spec.headDimV) * density;
+  l.bytes += tensorBytes(q) + tensorBytes(k) + tensorBytes(v) +
+             tensorBytes(o) + tensorBytes(dO);
+  // The K/V-stationary kernel's grid: (key blocks, K/V heads, batch).
+  l.grid.x = unsigned((args.seqKV + spec.blockN - 1) / spec.blockN);
+  l.grid.y = unsigned(spec.headsKV);
+  l.grid.z = unsigned(args.batch);
+  l.enqueue = [kernel, args] { return kernel->launch(args); };
+  return l;
+}
+
 /// Binds the inputs of an attn.kernel and its result: a new (poisoned)
 /// tensor, or with in_place the first input's memory.
 Result<Launch> prepareGraphKernel(mlir::attn::KernelOp op,
@@ -240,7 +323,8 @@ Result<Launch> prepareGraphKernel(mlir::attn::KernelOp op,
 bool isRunnable(mlir::Operation &op) {
   return mlir::isa<mlir::func::ReturnOp, mlir::arith::ExtFOp,
                    mlir::arith::TruncFOp, mlir::arith::ConstantOp,
-                   mlir::attn::KernelOp, mlir::attn::FlashOp>(op);
+                   mlir::attn::KernelOp, mlir::attn::FlashOp,
+                   mlir::attn::FlashBwdOp>(op);
 }
 
 } // namespace
@@ -283,8 +367,8 @@ Result<Execution> runFunction(mlir::func::FuncOp func,
     run.values[arg] = *dev;
   }
 
-  // attn.flash and attn.kernel on the GPU; casts between fused kernels
-  // alias (the kernels read and write 16-bit types).
+  // attn.flash, attn.flash_bwd and attn.kernel on the GPU; casts between
+  // fused kernels alias (the kernels read and write 16-bit types).
   size_t kernelIndex = 0;
   auto nextKernel = [&]() -> Result<std::shared_ptr<Kernel>> {
     if (kernelIndex >= kernels.size())
@@ -316,6 +400,11 @@ Result<Execution> runFunction(mlir::func::FuncOp func,
       if (!kernel)
         return kernel.status();
       launch = prepareFlash(flash, *kernel, run.values, host, options);
+    } else if (auto backward = mlir::dyn_cast<mlir::attn::FlashBwdOp>(op)) {
+      Result<std::shared_ptr<Kernel>> kernel = nextKernel();
+      if (!kernel)
+        return kernel.status();
+      launch = prepareFlashBackward(backward, *kernel, run.values, options);
     } else {
       return Status(StatusCode::Unsupported,
                     "after the pipeline the function still has '" +

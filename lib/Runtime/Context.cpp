@@ -4,6 +4,7 @@
 #include "attn/Runtime/KernelVariants.h"
 #include "attn/Runtime/Log.h"
 #include "attn/Runtime/Nvrtc.h"
+#include "TensorChecks.h"
 #include "attn/Runtime/Templates.h"
 
 #include "attn/params.h"
@@ -84,11 +85,22 @@ static void dumpIfAsked(const KernelSpec &spec, const NvrtcOutput *output) {
 Result<std::shared_ptr<Kernel>> Context::build(const KernelSpec &spec) {
   auto start = std::chrono::steady_clock::now();
   // wgmma and setmaxnreg exist only on the arch-specific sm_90a target.
-  if (const KernelVariant *variant = findKernelVariant(spec.variant);
-      variant && variant->archSpecific && arch_ != "sm_90a")
+  bool archSpecific = false;
+  std::string_view summary;
+  if (spec.kind == KernelKind::FlashBackward) {
+    if (const BackwardKernelVariant *variant =
+            findBackwardKernelVariant(spec.variant)) {
+      archSpecific = variant->archSpecific;
+      summary = variant->summary;
+    }
+  } else if (const KernelVariant *variant = findKernelVariant(spec.variant)) {
+    archSpecific = variant->archSpecific;
+    summary = variant->summary;
+  }
+  if (archSpecific && arch_ != "sm_90a")
     return Status(StatusCode::Unsupported,
                   "kernel " + spec.name + " uses the " + spec.variant +
-                      " variant (" + std::string(variant->summary) +
+                      " variant (" + std::string(summary) +
                       "), which needs sm_90a; this context targets " + arch_);
   Result<Nvrtc *> nvrtc = Nvrtc::get();
   if (!nvrtc)
@@ -278,6 +290,28 @@ Result<Kernel::Loaded *> Kernel::loadedIn(void *context, Stream stream,
       return fail(resident.status());
     loaded->residentPerSm = std::max(*resident, 1);
   }
+  if (spec_.kind == KernelKind::FlashBackward) {
+    for (auto [suffix, slot] :
+         {std::pair<const char *, void **>{"_pre", &loaded->backwardPre},
+          {"_dq", &loaded->backwardDq},
+          {"_convert", &loaded->backwardConvert}}) {
+      Result<void *> aux = driver->getFunction(*module, spec_.name + suffix);
+      if (!aux)
+        return fail(aux.status());
+      *slot = *aux;
+    }
+    if (spec_.backwardDqSharedBytes > info.maxSharedPerBlockOptin)
+      return fail(Status(StatusCode::Unsupported,
+                         "kernel " + spec_.name + "_dq needs " +
+                             std::to_string(spec_.backwardDqSharedBytes) +
+                             " bytes of shared memory; " + info.name +
+                             " allows " +
+                             std::to_string(info.maxSharedPerBlockOptin)));
+    if (Status s = driver->setDynamicShared(loaded->backwardDq,
+                                            spec_.backwardDqSharedBytes);
+        !s)
+      return fail(s);
+  }
   if (logEnabled())
     log("loaded " + spec_.name + " on device " + std::to_string(*ordinal) +
         " (" + info.name + ")");
@@ -295,7 +329,9 @@ Status Kernel::load(Device device) {
     return scope.status();
   Result<Loaded *> loaded =
       loadedIn(scope->context(), nullptr, /*checkCapture=*/false);
-  return loaded ? Status::ok() : loaded.status();
+  if (!loaded)
+    return loaded.status();
+  return longKeys_ ? longKeys_->load(device) : Status::ok();
 }
 
 int Kernel::chooseSplits(long long blocks, int tilesPerBlock,
@@ -371,7 +407,38 @@ static size_t splitWorkspaceBytes(const KernelSpec &spec, const FlashArgs &a,
   return sizeof(float) * size_t(splits) * lseRows(spec, a) * (spec.headDimV + 1);
 }
 
+unsigned Kernel::persistentBlocks(const Loaded &loaded, long long tiles) {
+  const long long slots = static_cast<long long>(loaded.device->multiprocessors) *
+                          std::max(loaded.residentPerSm, 1);
+  return static_cast<unsigned>(std::max<long long>(std::min(tiles, slots), 1));
+}
+
+Kernel::ForwardWorkspace Kernel::forwardWorkspace(const Loaded &loaded,
+                                                const FlashArgs &a,
+                                                int splits) const {
+  ForwardWorkspace w;
+  w.splitBytes = splitWorkspaceBytes(spec_, a, splits);
+  w.bytes = w.splitBytes;
+  const KernelVariant *variant = findKernelVariant(spec_.variant);
+  if (variant && variant->persistent && (spec_.causal || spec_.window)) {
+    // Tiles of different lengths: a block that drew short ones draws again
+    // sooner. With one tile per block there is nothing to balance.
+    const long long tiles = schedule(a.batch, a.seqQ, splits).numTiles();
+    if (tiles > persistentBlocks(loaded, tiles)) {
+      constexpr size_t kAlign = 256;
+      w.counter = true;
+      w.counterOffset = (w.splitBytes + kAlign - 1) / kAlign * kAlign;
+      w.bytes = w.counterOffset + sizeof(int);
+    }
+  }
+  return w;
+}
+
 Result<int> Kernel::splitsFor(const FlashArgs &a, Device device) {
+  // The long-keys kernel decides with its own tiles (a batch-invariant
+  // launch's fixed splits too).
+  if (Kernel *other = forKeys(a.seqKV); other != this)
+    return other->splitsFor(a, device);
   if (a.batchInvariant)
     return invariantSplits(spec_, a);
   if (a.splits > 0)
@@ -390,6 +457,8 @@ Result<int> Kernel::splitsFor(const FlashArgs &a, Device device) {
 
 Result<size_t> Kernel::workspaceBytes(const FlashArgs &a, Stream stream,
                                       Device device) {
+  if (Kernel *other = forKeys(a.seqKV); other != this)
+    return other->workspaceBytes(a, stream, device);
   if (spec_.kind != KernelKind::Flash)
     return size_t(0);
   if (Status s = validate(a); !s)
@@ -406,7 +475,7 @@ Result<size_t> Kernel::workspaceBytes(const FlashArgs &a, Stream stream,
   Result<int> splits = splitsIn(**loaded, a);
   if (!splits)
     return splits.status();
-  return splitWorkspaceBytes(spec_, a, *splits);
+  return forwardWorkspace(**loaded, a, *splits).bytes;
 }
 
 Result<int> Kernel::occupancy(Device device) {
@@ -443,14 +512,12 @@ Result<int> Kernel::registers() {
   return loadedRegisters();
 }
 
-namespace {
+namespace detail {
 
 Status invalid(const std::string &message) {
   return Status(StatusCode::InvalidArgument, message);
 }
 
-/// A 16-bit tensor read with 16-byte copies: 16-byte aligned base, unit
-/// stride in the contiguous dimension, other strides multiples of 8.
 Status checkTensor(const char *name, const TensorArg &t, int contiguousDim) {
   if (!t.data)
     return invalid(std::string("'") + name + "' is a null pointer");
@@ -469,12 +536,64 @@ Status checkTensor(const char *name, const TensorArg &t, int contiguousDim) {
   return Status::ok();
 }
 
-} // namespace
+int clampWindowBound(int bound, int seqQ, int seqKV) {
+  const int64_t widest = int64_t(seqQ) + seqKV;
+  return bound > widest ? static_cast<int>(widest) : bound;
+}
+
+Status checkDevicePointer(const char *name, const void *pointer,
+                          int ordinal) {
+  if (!pointer)
+    return Status::ok();
+  PointerInfo info = (*Driver::get())->pointerInfo(pointer);
+  if (!info.checked || info.kind == PointerInfo::Kind::Managed)
+    return Status::ok();
+  if (info.kind == PointerInfo::Kind::Unknown)
+    return invalid(std::string("'") + name +
+                   "' is not GPU memory (a host pointer?); every operand "
+                   "must be on the launch's device, " +
+                   std::to_string(ordinal));
+  if (info.kind == PointerInfo::Kind::Host)
+    return invalid(std::string("'") + name +
+                   "' is pinned host memory; every operand must be on the "
+                   "launch's device, " +
+                   std::to_string(ordinal));
+  if (info.ordinal != ordinal)
+    return invalid(std::string("'") + name + "' is on device " +
+                   std::to_string(info.ordinal) +
+                   " but the launch runs on device " + std::to_string(ordinal));
+  return Status::ok();
+}
+
+Status checkCaptures(const KernelSpec &spec,
+                     const void *const (&captures)[kMaxScoreModCaptures]) {
+  for (int i = 0; i < kMaxScoreModCaptures; ++i) {
+    bool used = i < spec.scoreModCaptures;
+    if (used && !captures[i])
+      return invalid("the score_mod reads " +
+                     std::to_string(spec.scoreModCaptures) +
+                     " captured tensors but capture " + std::to_string(i) +
+                     " is null");
+    if (!used && captures[i])
+      return invalid("capture " + std::to_string(i) +
+                     " is set but the score_mod reads " +
+                     std::to_string(spec.scoreModCaptures));
+  }
+  return Status::ok();
+}
+
+} // namespace detail
+
+using detail::checkCaptures;
+using detail::checkDevicePointer;
+using detail::checkTensor;
+using detail::clampWindowBound;
+using detail::invalid;
 
 Status Kernel::validate(const FlashArgs &a) const {
   if (spec_.kind != KernelKind::Flash)
-    return invalid("kernel " + spec_.name +
-                   " runs one graph op; launch it with GraphArgs");
+    return invalid("kernel " + spec_.name + " is not fused attention; launch it with " +
+                   (spec_.kind == KernelKind::GraphOp ? "GraphArgs" : "BackwardArgs"));
   if (a.batch <= 0 || a.seqQ <= 0 || a.seqKV <= 0)
     return invalid("batch, seqQ and seqKV must be positive, got " +
                    std::to_string(a.batch) + ", " + std::to_string(a.seqQ) +
@@ -557,18 +676,8 @@ Status Kernel::validate(const FlashArgs &a) const {
     return invalid("the mask has keep but 'keep' is null");
   if (spec_.bias && !a.bias.data)
     return invalid("the mask has bias but 'bias' is null");
-  for (int i = 0; i < kMaxScoreModCaptures; ++i) {
-    bool used = i < spec_.scoreModCaptures;
-    if (used && !a.scoreModCaptures[i])
-      return invalid("the score_mod reads " +
-                     std::to_string(spec_.scoreModCaptures) +
-                     " captured tensors but capture " + std::to_string(i) +
-                     " is null");
-    if (!used && a.scoreModCaptures[i])
-      return invalid("capture " + std::to_string(i) +
-                     " is set but the score_mod reads " +
-                     std::to_string(spec_.scoreModCaptures));
-  }
+  if (Status s = checkCaptures(spec_, a.scoreModCaptures); !s)
+    return s;
   if (a.batchInvariant && a.splits > kMaxInvariantSplits)
     return invalid("a batch-invariant launch takes at most " +
                    std::to_string(kMaxInvariantSplits) + " splits, got " +
@@ -612,30 +721,6 @@ Status Kernel::validate(const FlashArgs &a) const {
 }
 
 Status Kernel::checkPointers(const FlashArgs &a, int ordinal) const {
-  const Driver &driver = **Driver::get();
-  auto check = [&](const char *name, const void *pointer) -> Status {
-    if (!pointer)
-      return Status::ok();
-    PointerInfo info = driver.pointerInfo(pointer);
-    if (!info.checked || info.kind == PointerInfo::Kind::Managed)
-      return Status::ok();
-    if (info.kind == PointerInfo::Kind::Unknown)
-      return invalid(std::string("'") + name +
-                     "' is not GPU memory (a host pointer?); every operand "
-                     "must be on the launch's device, " +
-                     std::to_string(ordinal));
-    if (info.kind == PointerInfo::Kind::Host)
-      return invalid(std::string("'") + name +
-                     "' is pinned host memory; every operand must be on the "
-                     "launch's device, " +
-                     std::to_string(ordinal));
-    if (info.ordinal != ordinal)
-      return invalid(std::string("'") + name + "' is on device " +
-                     std::to_string(info.ordinal) +
-                     " but the launch runs on device " +
-                     std::to_string(ordinal));
-    return Status::ok();
-  };
   const std::pair<const char *, const void *> pointers[] = {
       {"q", a.q.data},         {"k", a.k.data},
       {"v", a.v.data},         {"o", a.o.data},
@@ -646,7 +731,7 @@ Status Kernel::checkPointers(const FlashArgs &a, int ordinal) const {
       {"tileStats", a.tileStats},
       {"workspace", reinterpret_cast<const void *>(a.workspace)}};
   for (const auto &[name, pointer] : pointers)
-    if (Status s = check(name, pointer); !s)
+    if (Status s = checkDevicePointer(name, pointer, ordinal); !s)
       return s;
   return Status::ok();
 }
@@ -691,6 +776,8 @@ Status Kernel::encodeTmaMaps(Driver &driver, const FlashParams &p,
 }
 
 Status Kernel::launch(const FlashArgs &a, Stream stream, Device device) {
+  if (Kernel *other = forKeys(a.seqKV); other != this)
+    return other->launch(a, stream, device);
   if (Status s = validate(a); !s)
     return s;
   Result<Driver *> driverOr = Driver::get();
@@ -746,13 +833,10 @@ Status Kernel::launch(const FlashArgs &a, Stream stream, Device device) {
   p.page_size = a.pageSize;
   if (spec_.varlen) // packed: sequences are found by offset
     p.q_strides[0] = p.k_strides[0] = p.v_strides[0] = p.o_strides[0] = 0;
-  // A window wider than every query and key changes no mask; clamped, the
-  // kernel's diagonal +- window sums stay in range.
-  const int64_t widest = int64_t(a.seqQ) + a.seqKV;
-  if (p.window_left > widest)
-    p.window_left = static_cast<int>(widest);
-  if (p.window_right > widest)
-    p.window_right = static_cast<int>(widest);
+  // A ragged batch's totals bound each sequence's, so clamping the window
+  // at them changes no mask either.
+  p.window_left = clampWindowBound(spec_.windowLeft, a.seqQ, a.seqKV);
+  p.window_right = clampWindowBound(spec_.windowRight, a.seqQ, a.seqKV);
   Result<int> splits = splitsIn(loaded, a);
   if (!splits)
     return splits.status();
@@ -765,9 +849,10 @@ Status Kernel::launch(const FlashArgs &a, Stream stream, Device device) {
                    " x heads x query blocks x splits); CUDA allows 2147483647 "
                    "blocks");
   const size_t rows = lseRows(spec_, a);
+  const ForwardWorkspace workspace = forwardWorkspace(loaded, a, *splits);
   if (*splits > 1) {
     // The caller's memory: a launch neither allocates nor synchronizes.
-    size_t needed = splitWorkspaceBytes(spec_, a, *splits);
+    size_t needed = workspace.splitBytes;
     if (!a.workspace || a.workspaceBytes < needed)
       return invalid("kernel " + spec_.name + " splits this launch " +
                      std::to_string(*splits) + " ways and needs " +
@@ -804,11 +889,16 @@ Status Kernel::launch(const FlashArgs &a, Stream stream, Device device) {
     TmaMaps maps;
     if (Status s = encodeTmaMaps(*driver, p, maps); !s)
       return s;
-    const long long slots =
-        static_cast<long long>(loaded.device->multiprocessors) *
-        std::max(loaded.residentPerSm, 1);
-    const unsigned blocks = static_cast<unsigned>(
-        std::min<long long>(p.schedule.numTiles(), slots));
+    const unsigned blocks = persistentBlocks(loaded, p.schedule.numTiles());
+    // The dynamic scheduler's counter starts at 0 in stream order (a
+    // workspace sized before this release has no room: static order).
+    if (workspace.counter && a.workspace &&
+        a.workspaceBytes >= workspace.bytes) {
+      const DevicePtr counter = a.workspace + workspace.counterOffset;
+      if (Status s = driver->fillWordsAsync(counter, 0, 1, stream); !s)
+        return s;
+      p.tile_counter = reinterpret_cast<int *>(counter);
+    }
     void *args[] = {&p, &maps};
     launched = driver->launch(loaded.function, blocks, 1, 1, spec_.threads,
                               spec_.sharedBytes, stream, args);
@@ -829,8 +919,8 @@ Status Kernel::launch(const FlashArgs &a, Stream stream, Device device) {
 
 Status Kernel::validate(const GraphArgs &a) const {
   if (spec_.kind != KernelKind::GraphOp)
-    return invalid("kernel " + spec_.name +
-                   " is fused attention; launch it with FlashArgs");
+    return invalid("kernel " + spec_.name + " is not a graph op; launch it with " +
+                   (spec_.kind == KernelKind::Flash ? "FlashArgs" : "BackwardArgs"));
   if (a.inputs.size() != spec_.inputShapes.size())
     return invalid("kernel " + spec_.name + " takes " +
                    std::to_string(spec_.inputShapes.size()) +

@@ -85,6 +85,7 @@ const Driver::Api *realApi(Status &failure) {
     library.bind(a->memcpyHtoD, "cuMemcpyHtoD_v2");
     library.bind(a->memcpyDtoH, "cuMemcpyDtoH_v2");
     library.bind(a->memsetD8, "cuMemsetD8_v2");
+    library.bind(a->memsetD32Async, "cuMemsetD32Async");
     library.bind(a->eventCreate, "cuEventCreate");
     library.bind(a->eventDestroy, "cuEventDestroy_v2");
     library.bind(a->eventRecord, "cuEventRecord");
@@ -407,6 +408,13 @@ Status Driver::launch(void *function, unsigned gridX, unsigned gridY,
                                   gridY, gridZ, block, 1, 1, sharedBytes,
                                   static_cast<CUstream>(stream), args, nullptr),
                "cuLaunchKernel");
+}
+
+Status Driver::fillWordsAsync(DevicePtr dst, unsigned value, size_t count,
+                              Stream stream) {
+  return check(api_->memsetD32Async(static_cast<CUdeviceptr>(dst), value,
+                                    count, static_cast<CUstream>(stream)),
+               "cuMemsetD32Async");
 }
 
 Result<DevicePtr> Driver::allocate(size_t bytes) {

@@ -46,6 +46,7 @@ struct Driver::Api {
   CUresult (*memcpyHtoD)(CUdeviceptr, const void *, size_t);
   CUresult (*memcpyDtoH)(void *, CUdeviceptr, size_t);
   CUresult (*memsetD8)(CUdeviceptr, unsigned char, size_t);
+  CUresult (*memsetD32Async)(CUdeviceptr, unsigned, size_t, CUstream);
   CUresult (*eventCreate)(CUevent *, unsigned);
   CUresult (*eventDestroy)(CUevent);
   CUresult (*eventRecord)(CUevent, CUstream);

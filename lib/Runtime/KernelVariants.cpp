@@ -1,4 +1,4 @@
-//===- KernelVariants.cpp - The table of forward kernel variants ----------===//
+//===- KernelVariants.cpp - The tables of kernel variants -----------------===//
 //
 // The shared-memory and register models here mirror the templates in
 // kernels-templates/attn/ (the emitted source static_asserts the shared
@@ -126,12 +126,13 @@ int64_t sm90Shared(const TileConfig &t, const OperandShape &s) {
 }
 
 /// A warpgroup's 64 x blockN S, its packed P and its 64 x headDimV O, spread
-/// over 128 threads; a paged cache's page addressing costs about 24 more
-/// (ptxas 13.0: head dim 256 with a score_mod spilled at 64 x 64 without
-/// them counted).
+/// over 128 threads; a paged cache's page addressing costs about 40 more
+/// (ptxas 13.0: head dim 256 with a score_mod spilled at 64 x 64 with 24
+/// counted, head dim 128 with a score_mod 56 bytes at 128 x 128 with 24
+/// counted once the softmax kept four partial maxima and sums).
 int64_t sm90Registers(const TileConfig &t, const OperandShape &s) {
   return t.blockN / 2 + t.blockN / 4 + s.headDimV / 2 + 40 +
-         (s.elementwise ? 16 : 0) + (s.paged ? 24 : 0);
+         (s.elementwise ? 16 : 0) + (s.paged ? 40 : 0);
 }
 
 std::vector<TileConfig> sm90Candidates(const OperandShape &) {
@@ -164,40 +165,50 @@ std::string sm90wsTiles(const TileConfig &t) {
   return checkCommonTiles(t);
 }
 
+/// TMA boxes of 64 columns zero-fill the head dim's last block, and the
+/// products step through it 16 columns at a time. Its TMA boxes and
+/// persistent schedule address whole sequences of a dense batch; ragged
+/// sequences start at any token.
 std::string sm90wsOperands(const OperandShape &s) {
-  // Its TMA boxes and persistent schedule address whole sequences of a
-  // dense batch; ragged sequences start at any token.
   if (s.varlen)
     return "a dense batch (ragged sequences at cu_seqlens offsets would need "
            "TMA boxes cut at each sequence's bounds)";
   if (s.paged)
     return "contiguous K/V (a paged cache's pages would need a TMA box per "
            "page)";
-  return sm90Operands(s);
+  if (s.transposeK)
+    return "an untransposed k (K^T tiles would need MN-major wgmma "
+           "operands)";
+  return checkHeadDims(s, 16);
 }
 
 /// Q, `stages` K and V tiles in 64-column swizzle blocks, 1024 bytes to
-/// align them, and the mbarriers (Q full/empty, and per stage K and V
-/// full/empty).
+/// align them, the mbarriers (Q full/empty, per stage K and V full/empty,
+/// per work-tile slot full/empty) and two 32-byte work-tile slots, 16-byte
+/// aligned.
 int64_t sm90wsShared(const TileConfig &t, const OperandShape &s) {
   const int64_t blocksQK = (s.headDimQK + 63) / 64, blocksV = (s.headDimV + 63) / 64;
+  constexpr int64_t tileSlots = 2;
+  const int64_t barriers = 8 * (2 + 4 * t.stages + 2 * tileSlots);
   return 1024 + 128 * blocksQK * t.blockM +
          t.stages * 128 * t.blockN * (blocksQK + blocksV) +
-         8 * (2 + 4 * t.stages);
+         (barriers + 15) / 16 * 16 + 32 * tileSlots;
 }
 
 /// A consumer thread's S (blockN / 2), the packed P of the previous tile
 /// (blockN / 4) and O (headDimV / 2), plus softmax and addressing state;
 /// per-element loads of bias and keep cost about 56 more (their 64-bit
 /// addressing), a score_mod alone about 24. Fitted to ptxas 13.0 on the GPU
-/// suite's masks so that the largest blockN allowed compiles without spills.
+/// suite's masks so that the largest blockN allowed compiles without spills
+/// (ptxas-report.test).
 int64_t sm90wsRegisters(const TileConfig &t, const OperandShape &s) {
   return 3 * t.blockN / 4 + s.headDimV / 2 + 40 +
          (s.maskOperands ? 56 : s.elementwise ? 24 : 0);
 }
 
-/// After setmaxnreg: the producer keeps 24 (32 with three consumers) of the
-/// SM's 64K registers per thread; a single consumer needs no reallocation.
+/// After setmaxnreg (flash_fwd_ws.cuh): the producer keeps 24 (32 with three
+/// consumers) of the block's registers per thread, the consumers share the
+/// rest; a single consumer needs no reallocation.
 int64_t sm90wsRegisterLimit(const TileConfig &t) {
   switch (wsConsumers(t)) {
   case 1:
@@ -217,6 +228,123 @@ std::vector<TileConfig> sm90wsCandidates(const OperandShape &s) {
     for (int64_t n = 64; n <= 256; n += 16)
       out.push_back({64 * consumers, n, 4 * (consumers + 1), 2});
   return out;
+}
+
+//===-- sm80 backward: cp.async + mma.sync, K/V-stationary ----------------===//
+//
+// kernels-templates/attn/sm80/flash_bwd.cuh. Each warp of the K/V-stationary
+// kernel owns 16 keys of the block's tile; the warps that share them (the
+// "warps per key tile") split the query tile and the head dims of dK and dV.
+// Its dQ product puts warps along the query rows (whole m16 tiles) and the
+// head dim. The deterministic dQ kernel gives each warp 16 query rows.
+
+int64_t warpsPerKeyTile(const TileConfig &t) {
+  return t.numWarps / (t.blockN / 16);
+}
+int64_t dqWarpsM(const TileConfig &t) {
+  return std::min(t.numWarps, t.blockM / 16);
+}
+int64_t dqWarpsD(const TileConfig &t) { return t.numWarps / dqWarpsM(t); }
+/// Keys per tile of the deterministic dQ kernel: block_n, but 16 for head
+/// dims over 128, where ptxas keeps the dQ accumulator and the operands of
+/// several key steps in flight (242 registers at head dim 256 with 32 keys,
+/// 165 with 16).
+int64_t dqBlockN(const TileConfig &t, const OperandShape &s) {
+  return paddedHeadDim(s.headDimQK) > 128 ? 16 : t.blockN;
+}
+
+std::string sm80BackwardTiles(const TileConfig &t) {
+  if (t.numWarps != 1 && t.numWarps != 2 && t.numWarps != 4 && t.numWarps != 8)
+    return "num_warps must be 1, 2, 4 or 8, got " + str(t.numWarps);
+  // Each warp owns 16 keys of the block's K/V tile.
+  if (t.blockN <= 0 || t.blockN % 16 != 0 || t.numWarps % (t.blockN / 16) != 0)
+    return "block_n must be 16 times a divisor of num_warps = " +
+           str(t.numWarps) + " (16 keys per warp), got " + str(t.blockN);
+  // The warps sharing 16 keys split the query tile in whole m16 tiles; the
+  // deterministic dQ kernel gives each 16 query rows a warp (at most 8).
+  int64_t shared = warpsPerKeyTile(t);
+  if (t.blockM <= 0 || t.blockM % (16 * shared) != 0 || t.blockM > 128)
+    return "block_m must be a multiple of 16 * " + str(shared) +
+           " (the warps that share 16 keys) and at most 128, got " +
+           str(t.blockM);
+  if (t.stages < 1 || t.stages > 2)
+    return "stages must be 1 or 2, got " + str(t.stages);
+  return "";
+}
+
+std::string sm80BackwardOperands(const OperandShape &s) {
+  if (s.transposeK)
+    return "an untransposed k ([batch, heads, seq, dim]; the reference "
+           "evaluates a transposed one)";
+  return checkHeadDims(s, 8);
+}
+
+/// The head dims split evenly, in whole n8 tiles, over the warps that
+/// share them (dK and dV in the K/V-stationary kernel, dQ there too).
+std::string sm80BackwardTilesFor(const TileConfig &t, const OperandShape &s) {
+  int64_t qk = paddedHeadDim(s.headDimQK), v = paddedHeadDim(s.headDimV);
+  int64_t shared = warpsPerKeyTile(t);
+  if (qk % (8 * shared) != 0 || v % (8 * shared) != 0 ||
+      qk % (8 * dqWarpsD(t)) != 0)
+    return "the config splits head dims " + str(s.headDimQK) + "/" +
+           str(s.headDimV) + " over " + str(shared) +
+           " warps per 16 keys, which does not give whole 8-column tiles";
+  return "";
+}
+
+/// Row stride (elements) of the [keys][queries] tiles of P and dS.
+int64_t backwardScoreStride(const TileConfig &t) { return t.blockM + 8; }
+
+/// K and V of the block, `stages` Q and dO tiles with their logsumexp and
+/// D rows (f32), dS and, when warps split the queries, P.
+int64_t sm80BackwardShared(const TileConfig &t, const OperandShape &s) {
+  int64_t qk = sharedRowStride(s.headDimQK), v = sharedRowStride(s.headDimV);
+  int64_t scores =
+      t.blockN * backwardScoreStride(t) * (warpsPerKeyTile(t) > 1 ? 2 : 1);
+  return 2 * (t.blockN * (qk + v) + t.stages * t.blockM * (qk + v) + scores) +
+         8 * t.stages * t.blockM;
+}
+
+/// Q and dO of the block, `stages` K and V tiles.
+int64_t sm80BackwardDqShared(const TileConfig &t, const OperandShape &s) {
+  int64_t qk = sharedRowStride(s.headDimQK), v = sharedRowStride(s.headDimV);
+  return 2 * (t.blockM * (qk + v) + t.stages * dqBlockN(t, s) * (qk + v));
+}
+
+int64_t sm80BackwardDqThreads(const TileConfig &t) { return t.blockM / 16 * 32; }
+
+/// The dK and dV accumulators and the larger of S with dP (16 keys by the
+/// warp's queries) and a chunk of the dQ product, with a quarter more for
+/// the operand fragments ptxas keeps in flight, plus addressing;
+/// element-wise work (bias, keep, score_mod) adds index arithmetic. Fitted
+/// to ptxas (sm_80, CUDA 13): 161-189 registers at head dims 32-64 with one
+/// warp per 16 keys, 246 at 80, 124-174 with two or four.
+int64_t sm80BackwardRegisters(const TileConfig &t, const OperandShape &s) {
+  int64_t qk = paddedHeadDim(s.headDimQK), v = paddedHeadDim(s.headDimV);
+  int64_t accumulators = (qk + v) / (2 * warpsPerKeyTile(t));
+  int64_t scores = t.blockM / warpsPerKeyTile(t);
+  // dQ in chunks of at most 64 columns per warp.
+  int64_t dq = (t.blockM / 16 / dqWarpsM(t)) *
+               std::min<int64_t>(qk / dqWarpsD(t), 64) / 2;
+  return (accumulators + std::max(scores, dq)) * 5 / 4 + 40 +
+         (s.elementwise ? 16 : 0);
+}
+
+/// The dQ accumulator and the S and dP of 16 rows by dqBlockN keys, plus
+/// addressing and the element-wise work (ptxas: 163-174 at head dims 64-128
+/// with 64 keys, 226 at 256 with 16 keys and a score_mod).
+int64_t sm80BackwardDqRegisters(const TileConfig &t, const OperandShape &s) {
+  return paddedHeadDim(s.headDimQK) / 2 + dqBlockN(t, s) + 48 +
+         (s.elementwise ? 32 : 0);
+}
+
+/// Preferred first: large K/V tiles (each loads Q and dO once per query
+/// tile), a double-buffered Q/dO pipeline, fewer warps per key tile (P
+/// stays in registers at one). Later entries trade these for registers
+/// (large head dims) and shared memory (sm_86/sm_89).
+std::vector<TileConfig> sm80BackwardCandidates(const OperandShape &) {
+  return {{64, 64, 4, 2}, {64, 64, 8, 2}, {64, 64, 4, 1}, {64, 64, 8, 1},
+          {64, 32, 8, 2}, {64, 32, 8, 1}, {64, 16, 4, 2}, {64, 16, 4, 1}};
 }
 
 } // namespace
@@ -251,6 +379,56 @@ const KernelVariant *findKernelVariant(std::string_view name) {
 std::string knownVariantNames() {
   std::string names;
   for (const KernelVariant &v : kernelVariants())
+    names += (names.empty() ? "" : ", ") + std::string(v.name);
+  return names;
+}
+
+std::string BackwardKernelVariant::checkFits(const TileConfig &tiles,
+                                             const OperandShape &shape,
+                                             int64_t maxSharedPerBlock) const {
+  int64_t smem = maxSharedBytes(tiles, shape);
+  if (smem > maxSharedPerBlock)
+    return "config needs " + std::to_string(smem) +
+           " bytes of shared memory; the arch allows " +
+           std::to_string(maxSharedPerBlock);
+  int64_t regs = registers(tiles, shape);
+  if (regs > registerLimit)
+    return "config needs about " + std::to_string(regs) +
+           " registers per thread in the K/V-stationary kernel; the limit is " +
+           std::to_string(registerLimit);
+  int64_t dqRegs = dqRegisters(tiles, shape);
+  if (dqRegs > dqRegisterLimit)
+    return "config needs about " + std::to_string(dqRegs) +
+           " registers per thread in the dQ kernel; the limit is " +
+           std::to_string(dqRegisterLimit);
+  return "";
+}
+
+const std::vector<BackwardKernelVariant> &backwardKernelVariants() {
+  static const std::vector<BackwardKernelVariant> variants = {
+      {"sm80", "sm_80 and newer: cp.async loads, mma.sync products",
+       "attn/sm80/flash_bwd.cuh", "attn::sm80::FlashBackwardKV",
+       "attn::sm80::FlashBackwardQ", 80, false, sm80BackwardTiles,
+       sm80BackwardOperands, sm80BackwardTilesFor, sm80BackwardShared,
+       sm80BackwardDqShared, sm80BackwardDqThreads, sm80BackwardRegisters,
+       sm80BackwardDqRegisters,
+       // ptxas spills at the 255 limit; the dQ kernel holds only dQ across
+       // its loop and stays below its estimate (165 at head dim 256).
+       200, 224, sm80BackwardCandidates},
+  };
+  return variants;
+}
+
+const BackwardKernelVariant *findBackwardKernelVariant(std::string_view name) {
+  for (const BackwardKernelVariant &v : backwardKernelVariants())
+    if (v.name == name)
+      return &v;
+  return nullptr;
+}
+
+std::string knownBackwardVariantNames() {
+  std::string names;
+  for (const BackwardKernelVariant &v : backwardKernelVariants())
     names += (names.empty() ? "" : ", ") + std::string(v.name);
   return names;
 }

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BackwardConfig.h"
 #include "attn/Runtime/KernelVariants.h"
 #include "attn/Transforms/Passes.h"
 
@@ -34,5 +35,23 @@ LogicalResult mlir::attn::verifyConfigFits(FlashOp op, const ArchInfo &arch) {
     return op.emitOpError() << "config needs about " << regs
                             << " registers per thread; the limit is "
                             << variant->registerLimit(tiles);
+  return success();
+}
+
+LogicalResult mlir::attn::verifyConfigFits(FlashBwdOp op,
+                                           const ArchInfo &arch) {
+  BackwardConfigAttr config = op.getConfigAttr();
+  if (!config)
+    return success();
+  const ::attn::BackwardKernelVariant *variant =
+      ::attn::findBackwardKernelVariant(config.getVariant());
+  if (!variant) // the attribute's verifier reports it
+    return success();
+  std::string why = variant->checkFits(
+      {config.getBlockM(), config.getBlockN(), config.getNumWarps(),
+       config.getStages()},
+      backwardOperandShape(op), arch.maxSharedPerBlock);
+  if (!why.empty())
+    return op.emitOpError() << why << " (" << arch.name << ")";
   return success();
 }

@@ -12,12 +12,19 @@ namespace mlir::attn {
 void buildAttnPipeline(OpPassManager &pm, const AttnPipelineOptions &options) {
   // Dead graph ops would count as extra users and block fusion.
   pm.addPass(createCanonicalizerPass());
+  AttnDeriveBackwardPassOptions derive;
+  derive.biasGrad = options.biasGrad;
   if (options.unfused) {
     pm.addPass(createAttnLowerUnfusedPass());
+    // Nothing fused to differentiate: the pass says so.
+    if (options.backward)
+      pm.addPass(createAttnDeriveBackwardPass(derive));
     return;
   }
   pm.addPass(createAttnFusePass());
   pm.addPass(createCanonicalizerPass());
+  if (options.backward)
+    pm.addPass(createAttnDeriveBackwardPass(derive));
   AttnSelectConfigPassOptions select;
   select.arch = options.arch;
   select.variant = options.variant;
@@ -54,6 +61,13 @@ struct PipelineOptions : PassPipelineOptions<PipelineOptions> {
                        llvm::cl::desc("Run every graph op as its own kernel "
                                       "instead of fusing"),
                        llvm::cl::init(false)};
+  Option<bool> backward{*this, "backward",
+                        llvm::cl::desc("Derive the backward after fusing "
+                                       "(attn-derive-backward)"),
+                        llvm::cl::init(false)};
+  Option<bool> biasGrad{*this, "bias-grad",
+                        llvm::cl::desc("With backward: the bias gradient too"),
+                        llvm::cl::init(false)};
 };
 } // namespace
 
@@ -61,8 +75,9 @@ void registerAttnPipelines() {
   PassPipelineRegistration<PipelineOptions>(
       "attn-pipeline",
       "Fuse attention graphs and configure the fused kernels: canonicalize, "
-      "attn-fuse, canonicalize, attn-select-config (or, with unfused, "
-      "canonicalize, attn-lower-unfused)",
+      "attn-fuse, canonicalize, (with backward) attn-derive-backward, "
+      "attn-select-config (or, with unfused, canonicalize, "
+      "attn-lower-unfused)",
       [](OpPassManager &pm, const PipelineOptions &options) {
         AttnPipelineOptions pipeline;
         pipeline.arch = options.arch;
@@ -72,6 +87,8 @@ void registerAttnPipelines() {
         pipeline.numWarps = options.numWarps;
         pipeline.stages = options.stages;
         pipeline.unfused = options.unfused;
+        pipeline.backward = options.backward;
+        pipeline.biasGrad = options.biasGrad;
         buildAttnPipeline(pm, pipeline);
       });
 }

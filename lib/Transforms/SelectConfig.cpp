@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BackwardConfig.h"
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "attn/Target/Cuda/KernelLayout.h"
 #include "attn/Transforms/Passes.h"
@@ -74,8 +75,13 @@ using ::attn::TileConfig;
 struct Shape {
   int64_t batchHeads; ///< B * Hq, or 0 when dynamic
   int64_t queries;    ///< Sq, or 0 when dynamic
+  int64_t keys;       ///< Skv, or 0 when dynamic
   OperandShape operands;
 };
+
+using ::attn::kAlignedKeysUpTo;
+/// The key length the tiles for long keys are chosen for.
+constexpr int64_t kLongKeys = 4 * kAlignedKeysUpTo;
 
 /// Blocks of `c` that fit on one SM, or 0 if one block does not fit. A
 /// persistent variant runs one block per SM by design.
@@ -120,6 +126,15 @@ double modelThroughput(const KernelVariant &v, const TileConfig &c,
     // longer key tiles (the register limit bounds them).
     intensity = 1.0 / (1.0 + 16.0 / double(c.blockM) + 24.0 / double(c.blockN));
     hiding = 1.0;
+    // Lengths are mostly multiples of 128 (a 176-key tile leaves a partial
+    // last tile) and 128-row query blocks meet a causal diagonal in one
+    // 128-key tile, not two. On the H200 (bench/NOTES.md, step 17) 128-key
+    // tiles beat the longest that fit by 10-21% at S = 512-1024 and causal,
+    // tie at S = 4096, and lose 4% at S = 16384 causal. Below 128 keys the
+    // per-tile bookkeeping decides (head dim 256 keeps 80 over 64).
+    if ((s.keys == 0 || s.keys <= kAlignedKeysUpTo) && c.blockN > 128 &&
+        c.blockN % 128 != 0)
+      intensity *= 0.9;
   } else if (v.name == "sm90") {
     // The products of a warpgroup run while it computes its softmax (the
     // main loop is pipelined by one tile), but one warpgroup alone cannot
@@ -185,15 +200,18 @@ struct AttnSelectConfigPass
     // Each known on its own: a kernel for any batch of one-token decode
     // still wants the tiles of a few rows.
     // Ragged batches: the packed tokens say nothing of how many sequences
-    // share them, so both count as unknown.
+    // share them, so both count as unknown, as do a sequence's keys.
     shape.batchHeads = op.isVarlen() || q.isDynamicDim(0)
                            ? 0
                            : q.getDimSize(0) * q.getDimSize(1);
     shape.queries = op.isVarlen() || q.isDynamicDim(2) ? 0 : q.getDimSize(2);
+    int64_t keys = op.getKeysPerSequence();
+    shape.keys = op.isVarlen() || ShapedType::isDynamic(keys) ? 0 : keys;
     // The model's choice saturates long before; clamped so that its
     // products of 32-bit extents fit 64 bits.
     shape.batchHeads = std::min<int64_t>(shape.batchHeads, 1 << 24);
     shape.queries = std::min<int64_t>(shape.queries, 1 << 24);
+    shape.keys = std::min<int64_t>(shape.keys, 1 << 24);
 
     // Variants in the table's order of preference: the first that the
     // target runs, that supports the operands and has a fitting tile wins
@@ -322,6 +340,33 @@ struct AttnSelectConfigPass
                               << " registers per thread; the limit is "
                               << chosenKernel.registerLimit(chosen);
     op.setConfigAttr(config);
+
+    // A dynamic key length: the tiles above suit up to kAlignedKeysUpTo
+    // keys; where the model prefers others for long keys, they are recorded
+    // too, both kernels are compiled, and the runtime picks by length.
+    op->removeAttr(::attn::kLongKeysConfigAttr);
+    if (bestVariant && bestVariant->persistent && !hasOverride() &&
+        shape.keys == 0) {
+      Shape longShape = shape;
+      longShape.keys = kLongKeys;
+      double longScore = 0.0;
+      TileConfig longBest;
+      for (const TileConfig &c : bestVariant->candidates(shape.operands)) {
+        double score = modelThroughput(*bestVariant, c, longShape, arch);
+        if (score > longScore) {
+          longScore = score;
+          longBest = c;
+        }
+      }
+      if (longScore > 0.0 &&
+          (longBest.blockM != chosen.blockM || longBest.blockN != chosen.blockN ||
+           longBest.numWarps != chosen.numWarps ||
+           longBest.stages != chosen.stages))
+        op->setAttr(::attn::kLongKeysConfigAttr,
+                    ConfigAttr::get(op.getContext(), chosenVariant,
+                                    longBest.blockM, longBest.blockN,
+                                    longBest.numWarps, longBest.stages));
+    }
     return success();
   }
 
@@ -344,6 +389,13 @@ struct AttnSelectConfigPass
                            "conservative shared-memory limits";
       return failed(configure(op, *info)) ? WalkResult::interrupt()
                                           : WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      return signalPassFailure();
+    // The backward has its own tiles (the overrides are the forward's).
+    result = getOperation()->walk([&](FlashBwdOp op) {
+      return failed(configureBackward(op, *info)) ? WalkResult::interrupt()
+                                                  : WalkResult::advance();
     });
     if (result.wasInterrupted())
       signalPassFailure();

@@ -16,7 +16,8 @@ with CUDA graphs) and torch.export trace through it. Eager calls take a
 direct path to the launch. Launches never allocate outside torch's caching
 allocator and never synchronize, so they can be captured in CUDA graphs;
 compiling cannot, so call attn.precompile (or run once) before capturing.
-attn has no backward yet: a call that would need one raises AttnError.
+attn.sdpa is differentiable: torch.autograd (and torch.compile) run attn's
+backward kernels through torch.ops.attn.sdpa_backward.
 
 Compiles are logged to the "attn" logger (INFO), and to stderr with
 ATTN_LOG=1.
@@ -78,6 +79,18 @@ class _FlashArgs(ctypes.Structure):
     ]
 
 
+class _BackwardArgs(ctypes.Structure):
+    _fields_ = [
+        ("batch", ctypes.c_int32), ("seq_q", ctypes.c_int32), ("seq_kv", ctypes.c_int32),
+        ("q", _Tensor), ("k", _Tensor), ("v", _Tensor), ("o", _Tensor), ("grad_output", _Tensor),
+        ("lse", ctypes.c_void_p),
+        ("grad_q", _Tensor), ("grad_k", _Tensor), ("grad_v", _Tensor),
+        ("lengths", ctypes.c_void_p), ("keep", _Tensor), ("bias", _Tensor), ("grad_bias", _Tensor),
+        ("deterministic", ctypes.c_int32),
+        ("score_mod_captures", ctypes.c_void_p * _MAX_SCORE_MOD_CAPTURES),
+    ]
+
+
 class _LaunchConfig(ctypes.Structure):
     _fields_ = [
         ("context", ctypes.c_void_p), ("device", ctypes.c_int32), ("stream", ctypes.c_void_p),
@@ -131,6 +144,7 @@ def _packer(structure):
 
 
 _FLASH_ARGS = _packer(_FlashArgs)
+_BACKWARD_ARGS = _packer(_BackwardArgs)
 _LAUNCH_CONFIG = _packer(_LaunchConfig)
 
 # ----------------------------------------------------------------------------
@@ -140,6 +154,7 @@ _lock = threading.RLock()
 _lib = None
 _context = None
 _kernels = {}
+_backward_kernels = {}  # (spec, bias_grad) -> _Kernel of attn_compile_training's backward
 # Query lengths up to this (decode, speculative decoding) get kernels of
 # their own, so that the cost model picks tiles for a few rows; longer ones
 # share one kernel per specialization.
@@ -215,6 +230,13 @@ def library():
                                             ctypes.POINTER(ctypes.c_uint64)]
         lib.attn_launch_on.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p]
         lib.attn_launch.argtypes = [ctypes.c_void_p, ctypes.POINTER(_FlashArgs), ctypes.c_void_p]
+        lib.attn_kernel_destroy.argtypes = [ctypes.c_void_p]
+        lib.attn_kernel_destroy.restype = None
+        lib.attn_compile_training.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int32,
+                                              ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_void_p)]
+        lib.attn_backward_workspace_size.argtypes = [ctypes.c_void_p, ctypes.c_char_p,
+                                                     ctypes.POINTER(ctypes.c_uint64)]
+        lib.attn_launch_backward.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p]
         lib.attn_set_log_handler(_log_handler, None)
         _lib = lib
         return lib
@@ -351,10 +373,11 @@ def _mlir(dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_leng
 _DIAGNOSTIC = re.compile(r"<source>:(\d+):(\d+): (error|warning|note|remark): (.*)$", re.M)
 
 
-def _compile_error(message, text, score_mod, call):
+def _compile_error(message, text, score_mod, call, backward=False):
     """attn's compile error in terms of the user's arguments: an error inside
     the score_mod region names the score_mod line; others drop the location
-    in generated MLIR and say which call it was."""
+    in generated MLIR and say which call it was. backward: the error came
+    from compiling the call's backward (attn_compile_training)."""
     diagnostics = _DIAGNOSTIC.findall(message)
     if score_mod:
         lines = text.split("\n")
@@ -365,13 +388,16 @@ def _compile_error(message, text, score_mod, call):
             index = int(line) - first
             if severity == "error" and 0 <= index < len(body):
                 column = max(int(column) - 4, 1)  # the region's indent
-                return AttnError(f"attn.sdpa: the score_mod argument does not compile: line {index + 1}, "
+                problem = "cannot be differentiated" if backward else "does not compile"
+                return AttnError(f"attn.sdpa: the score_mod argument {problem}: line {index + 1}, "
                                  f"column {column}: {what}\n    {body[index]}\n(MLIR: {message.strip()})")
         if message.startswith("ParseError"):
             return AttnError(f"attn.sdpa: the score_mod argument breaks the generated MLIR (is it one region "
                              f"body ending in attn.yield?): {message}")
-    errors = [what.replace("'attn.flash' op ", "") for _, _, severity, what in diagnostics if severity == "error"]
-    return AttnError(f"attn.sdpa({call}): " + ("; ".join(errors) if errors else message))
+    errors = [re.sub(r"'attn\.flash(_bwd)?' op ", "", what)
+              for _, _, severity, what in diagnostics if severity == "error"]
+    where = "the backward of attn.sdpa" if backward else "attn.sdpa"
+    return AttnError(f"{where}({call}): " + ("; ".join(errors) if errors else message))
 
 
 def _capturing(device):
@@ -413,6 +439,39 @@ def _kernel(spec, describe, device):
             raise _compile_error(lib.attn_last_error().decode(), text, score_mod, describe())
         kernel = _Kernel(handle)
         _kernels[spec] = kernel
+        return kernel
+
+
+def _backward_kernel(spec, bias_grad, describe, device):
+    """The backward of the attention of `spec` (a spec of _spec with
+    return_lse, no variant and no tiles: the backward picks its own), with
+    the bias gradient if bias_grad; compiled on first use."""
+    key = (spec, bias_grad)
+    kernel = _backward_kernels.get(key)
+    if kernel is not None:
+        return kernel
+    with _lock:
+        kernel = _backward_kernels.get(key)
+        if kernel is not None:
+            return kernel
+        if device is not None and _capturing(device):
+            raise AttnError(f"the backward of attn.sdpa({describe()}) needs a kernel compiled while a CUDA graph "
+                            "is being captured, where compiling is not allowed: call attn.precompile with the "
+                            "same arguments and backward=True (or run a training step once) before capturing")
+        (dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_lengths, keep, bias, score_mod,
+         return_lse, static_sq, variant, tiles, captures) = spec
+        text = _mlir(dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_lengths, keep, bias,
+                     score_mod, return_lse, static_sq, captures)
+        forward, backward = ctypes.c_void_p(), ctypes.c_void_p()
+        lib = library()
+        if lib.attn_compile_training(_get_context(), text.encode(), int(bias_grad), ctypes.byref(forward),
+                                     ctypes.byref(backward)):
+            raise _compile_error(lib.attn_last_error().decode(), text, score_mod, describe(), backward=True)
+        # attn.sdpa's forward is its own kernel (_kernel, with the call's
+        # variant and tiles); the one compiled with the backward goes.
+        lib.attn_kernel_destroy(forward)
+        kernel = _Kernel(backward)
+        _backward_kernels[key] = kernel
         return kernel
 
 
@@ -565,17 +624,26 @@ def _spec(query, hq, sq, dqk, hkv, skv, dv, mask4, scale, is_causal, bottom_righ
             sinks is not None)
 
 
-_NO_BACKWARD = ("attn.sdpa has no backward yet, and {names} require{s} grad with autograd on: the gradient would "
-                "be lost. Run the call under torch.no_grad() or torch.inference_mode(), or pass "
-                "{detached}")
+def _requires_grad(query, key, value, attn_mask, captures):
+    """True if autograd records a call with these tensors. (Plain loops and
+    attribute reads: torch.compile traces them without a graph break.)"""
+    if not _grad_enabled():
+        return False
+    if query.requires_grad or key.requires_grad or value.requires_grad:
+        return True
+    if attn_mask is not None and attn_mask.requires_grad:
+        return True
+    for c in captures or ():
+        if c.requires_grad:
+            return True
+    return False
 
 
-def _refuse_grad(query, key, value, attn_mask):
-    names = [n for n, t in (("query", query), ("key", key), ("value", value), ("attn_mask", attn_mask))
-             if t is not None and t.requires_grad]
-    if names:
-        raise AttnError(_NO_BACKWARD.format(names=", ".join(names), s="s" if len(names) == 1 else "",
-                                            detached=", ".join(f"{n}.detach()" for n in names)))
+def _broadcast_dims(mask4, b, hq, sq, skv):
+    """The dimensions (batch, heads, query, key) along which a mask of
+    shape mask4 broadcasts: its bias gradient sums over them."""
+    return [name for name, size, full in zip(("batch", "heads", "query", "key"), mask4.shape, (b, hq, sq, skv))
+            if size == 1 and full != 1]
 
 
 # ----------------------------------------------------------------------------
@@ -605,22 +673,13 @@ def _run(query, key, value, attn_mask, lengths, dropout_p, is_causal, scale, ena
     v = value if value.stride(3) == 1 else value.contiguous()
     out = torch.empty((b, hq, sq, dv), device=device, dtype=query.dtype)
     lse = torch.empty((b, hq, sq), device=device, dtype=torch.float32) if return_lse else None
-    keep = bias = (0, 0, 0, 0, 0)
-    if mask4 is not None:
-        m = mask4.view(torch.uint8) if mask4.dtype == torch.bool else mask4
-        s = m.stride()
-        sh = m.shape
-        fields = (m.data_ptr(), 0 if sh[0] == 1 else s[0], 0 if sh[1] == 1 else s[1],
-                  0 if sh[2] == 1 else s[2], 0 if sh[3] == 1 else s[3])
-        if mask4.dtype == torch.bool:
-            keep = fields
-        else:
-            bias = fields
+    keep, bias = _mask_fields(mask4)
     if lengths is not None and lengths.stride(0) != 1:
         lengths = lengths.contiguous()
-    # Captures are read contiguous, bool as bytes.
+    # Captures are read contiguous, bool as bytes (the copies live until the
+    # launch is enqueued).
     captures = [c.contiguous() for c in captures]
-    capture_ptrs = [c.data_ptr() for c in captures] + [0] * (_MAX_SCORE_MOD_CAPTURES - len(captures))
+    capture_ptrs = _capture_pointers(captures)
     args = _FLASH_ARGS.pack(b, sq, skv, q.data_ptr(), *q.stride(), k.data_ptr(), *k.stride(),
                             v.data_ptr(), *v.stride(), out.data_ptr(), *out.stride(),
                             lse.data_ptr() if lse is not None else 0,
@@ -647,9 +706,119 @@ def _run(query, key, value, attn_mask, lengths, dropout_p, is_causal, scale, ena
     return out, lse, kernel
 
 
+def _mask_fields(mask4):
+    """(keep, bias): the C API's (pointer, 4 strides) of the mask view, the
+    one its dtype makes it, zeros for the other; size-1 dimensions broadcast
+    (stride 0)."""
+    none = (0, 0, 0, 0, 0)
+    if mask4 is None:
+        return none, none
+    m = mask4.view(torch.uint8) if mask4.dtype == torch.bool else mask4
+    s = m.stride()
+    sh = m.shape
+    fields = (m.data_ptr(), 0 if sh[0] == 1 else s[0], 0 if sh[1] == 1 else s[1],
+              0 if sh[2] == 1 else s[2], 0 if sh[3] == 1 else s[3])
+    return (fields, none) if mask4.dtype == torch.bool else (none, fields)
+
+
+def _capture_pointers(captures):
+    """The score_mod_captures slots of contiguous captures."""
+    return [c.data_ptr() for c in captures] + [0] * (_MAX_SCORE_MOD_CAPTURES - len(captures))
+
+
+def _grad_like(t):
+    """The buffer of t's gradient: t's layout when it is dense with unit
+    stride in its head dim (a BSHD tensor viewed as BHSD gets a BSHD
+    gradient), else contiguous. The fake implementation allocates the same."""
+    g = torch.empty_like(t)
+    return g if g.stride(3) == 1 else t.new_empty(t.shape)
+
+
+def _readable_gradient(t):
+    """The output's gradient as the backward reads it (16-byte aligned, unit
+    stride in the head dim, other strides multiples of 8 elements): autograd
+    hands over any layout, an expanded one for out.sum()."""
+    st = t.stride()
+    if st[3] == 1 and st[0] % 8 == 0 and st[1] % 8 == 0 and st[2] % 8 == 0 and t.data_ptr() % 16 == 0:
+        return t
+    return t.contiguous()
+
+
+def _backward_spec(query, key, value, attn_mask, lengths, is_causal, scale, enable_gqa, window, bottom_right,
+                   score_mod, captures):
+    """Checks the call and returns (spec of its backward kernel, its sizes
+    (b, hq, sq, dqk, hkv, skv, dv), mask4). The backward derives from the
+    forward that writes the logsumexp and picks its own tiles, whatever
+    variant and tiles the forward was given."""
+    b, hq, sq, dqk, hkv, skv, dv, mask4 = _check_args(query, key, value, attn_mask, lengths, 0.0, enable_gqa)
+    captures = _check_captures(score_mod, captures, query.device)
+    spec = _spec(query, hq, sq, dqk, hkv, skv, dv, mask4, scale, is_causal, bottom_right, window,
+                 lengths is not None, score_mod, True, "", (0, 0, 0, 0), captures)
+    return spec, (b, hq, sq, dqk, hkv, skv, dv), mask4
+
+
+def _run_backward(grad_out, query, key, value, out, lse, attn_mask, lengths, captures, is_causal, scale,
+                  enable_gqa, window, bottom_right, score_mod, bias_grad, deterministic):
+    """The backward of a call of _run with return_lse: finds (or compiles)
+    the backward kernel, allocates dq, dk, dv (and the bias gradient) and
+    the workspace with torch's caching allocator on the current stream, and
+    launches there; no synchronization. Returns (dq, dk, dv, the attn_mask's
+    gradient in its shape, or an empty tensor without bias_grad)."""
+    captures = list(captures or ())
+    spec, (b, hq, sq, dqk, hkv, skv, dv), mask4 = _backward_spec(
+        query, key, value, attn_mask, lengths, is_causal, scale, enable_gqa, window, bottom_right, score_mod,
+        captures)
+    if bias_grad and (mask4 is None or mask4.dtype == torch.bool):
+        raise AttnError("attn.sdpa: bias_grad needs a float attn_mask (a bias)")
+    device = query.device
+    dev = device.index if device.index is not None else torch.cuda.current_device()
+    kernel = _backward_kernel(spec, bias_grad, lambda: _describe(query, key, value), device)
+
+    q = query if query.stride(3) == 1 else query.contiguous()
+    k = key if key.stride(3) == 1 else key.contiguous()
+    v = value if value.stride(3) == 1 else value.contiguous()
+    o = out if out.stride(3) == 1 else out.contiguous()
+    do = _readable_gradient(grad_out.to(query.dtype))
+    lse = lse.contiguous()
+    grad_q, grad_k, grad_v = _grad_like(query), _grad_like(key), _grad_like(value)
+    grad_bias = None
+    grad_bias_fields = (0, 0, 0, 0, 0)
+    if bias_grad:
+        # An expanded bias (stride 0 over a dimension of size > 1) has a
+        # gradient of its full shape: the kernel reads a copy and writes it.
+        if any(mask4.stride(d) == 0 and mask4.shape[d] != 1 for d in range(4)):
+            mask4 = mask4.contiguous()
+        # Dimensions of size 1 are summed into (see attn_backward_args).
+        grad_bias = torch.empty(mask4.shape, device=device, dtype=mask4.dtype)
+        grad_bias_fields = (grad_bias.data_ptr(), *grad_bias.stride())
+    keep, bias = _mask_fields(mask4)
+    if lengths is not None and lengths.stride(0) != 1:
+        lengths = lengths.contiguous()
+    captures = [c.contiguous() for c in captures]
+    args = _BACKWARD_ARGS.pack(b, sq, skv, q.data_ptr(), *q.stride(), k.data_ptr(), *k.stride(),
+                               v.data_ptr(), *v.stride(), o.data_ptr(), *o.stride(), do.data_ptr(), *do.stride(),
+                               lse.data_ptr(), grad_q.data_ptr(), *grad_q.stride(), grad_k.data_ptr(),
+                               *grad_k.stride(), grad_v.data_ptr(), *grad_v.stride(),
+                               lengths.data_ptr() if lengths is not None else 0, *keep, *bias, *grad_bias_fields,
+                               int(bool(deterministic)), *_capture_pointers(captures))
+    lib = _lib
+    size = ctypes.c_uint64()
+    if lib.attn_backward_workspace_size(kernel.ptr, args, ctypes.byref(size)):
+        raise _launch_error(lib.attn_last_error().decode())
+    workspace = torch.empty(size.value, device=device, dtype=torch.uint8)
+    config = _LAUNCH_CONFIG.pack(0, dev, _current_stream(dev), workspace.data_ptr(), size.value)
+    if lib.attn_launch_backward(kernel.ptr, args, config):
+        raise _launch_error(lib.attn_last_error().decode())
+    if grad_bias is None:
+        return grad_q, grad_k, grad_v, query.new_empty((0,), dtype=torch.float32)
+    return grad_q, grad_k, grad_v, grad_bias.view(attn_mask.shape)
+
+
 # The C API's operand names, in the user's terms.
 _OPERANDS = {"'q'": "query", "'k'": "key", "'v'": "value", "'o'": "the output", "'lse'": "the logsumexp output",
-             "'lengths'": "lengths", "'keep'": "attn_mask", "'bias'": "attn_mask", "'workspace'": "the workspace"}
+             "'lengths'": "lengths", "'keep'": "attn_mask", "'bias'": "attn_mask", "'workspace'": "the workspace",
+             "'gradOutput'": "the output's gradient", "'gradQ'": "query's gradient", "'gradK'": "key's gradient",
+             "'gradV'": "value's gradient", "'gradBias'": "attn_mask's gradient"}
 
 
 def _launch_error(message):
@@ -667,8 +836,8 @@ def _direct_call(query):
 
 def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
          enable_gqa=False, *, window=None, bottom_right=False, lengths=None, score_mod=None,
-         score_mod_captures=(), return_lse=False, variant="", block_m=0, block_n=0, num_warps=0, stages=0, num_splits=0,
-         return_kernel=False, sinks=None, batch_invariant=False):
+         score_mod_captures=(), return_lse=False, deterministic=None, variant="", block_m=0, block_n=0,
+         num_warps=0, stages=0, num_splits=0, return_kernel=False, sinks=None, batch_invariant=False):
     """torch.nn.functional.scaled_dot_product_attention on attn's kernels.
 
     query (B, Hq, L, E), key (B, Hkv, S, E), value (B, Hkv, S, Ev), CUDA, f16
@@ -691,72 +860,102 @@ def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scal
     (0: the runtime's choice, 1: no split). Kernels are compiled once per
     specialization (dtypes, heads, head dims, masks, score_mod, options) for
     any batch and sequence lengths; query lengths up to 16 (decode) each get
-    their own, with tiles for few rows. return_kernel (eager only) also
-    returns the kernel's handle, for kernel_info.
+    their own, with tiles for few rows. return_kernel (eager, without
+    autograd) also returns the kernel's handle, for kernel_info.
 
-    Raises AttnError naming the argument at fault; and, since attn has no
-    backward yet, when autograd would need one.
+    Differentiable (torch.autograd, torch.compile): gradients of query, key,
+    value and of a float attn_mask, through attn's backward kernels (derived
+    from the same attention, score_mod included; the forward then also
+    writes the logsumexp, which the backward reads). deterministic=True runs
+    the backward without atomics (bitwise identical gradients run to run);
+    None follows torch.are_deterministic_algorithms_enabled(). variant and
+    tiles apply to the forward only; the backward picks its own. Not
+    differentiable: the returned logsumexp (it has no grad_fn), the
+    score_mod_captures and sinks (an AttnError if one requires grad; constant
+    sinks are fine), and the backward itself (no double backward).
+
+    Raises AttnError naming the argument at fault.
     """
     tiles = (block_m, block_n, num_warps, stages)
-    if _direct_call(query):
-        if _grad_enabled():
-            _refuse_grad(query, key, value, attn_mask)
+    # Sinks that require grad go to the operator too, whose autograd refuses them.
+    differentiable = _requires_grad(query, key, value, attn_mask,
+                                    [*(score_mod_captures or ()), *(() if sinks is None else (sinks,))])
+    if not differentiable and _direct_call(query):
         out, lse, kernel = _run(query, key, value, attn_mask, lengths, dropout_p, is_causal, scale, enable_gqa,
                                 window, bottom_right, score_mod, return_lse, variant, tiles, num_splits,
                                 score_mod_captures, sinks, batch_invariant)
         result = (out, lse) if return_lse else out
         return (result, kernel.handle) if return_kernel else result
     if return_kernel:
-        raise AttnError("attn.sdpa: return_kernel is only available in eager calls")
+        raise AttnError("attn.sdpa: return_kernel is only available in eager calls that autograd does not record")
+    # The backward reads the forward's logsumexp: a recorded call writes it.
     out, lse = torch.ops.attn.sdpa(query, key, value, attn_mask, lengths, dropout_p, is_causal, scale,
                                    enable_gqa, list(score_mod_captures or ()), sinks,
                                    window=None if window is None else [window[0], window[1]],
-                                   bottom_right=bottom_right, score_mod=score_mod, return_lse=return_lse,
-                                   variant=variant, block_m=block_m, block_n=block_n, num_warps=num_warps,
-                                   stages=stages, num_splits=num_splits, batch_invariant=batch_invariant)
+                                   bottom_right=bottom_right, score_mod=score_mod,
+                                   return_lse=bool(return_lse or differentiable), variant=variant, block_m=block_m,
+                                   block_n=block_n, num_warps=num_warps, stages=stages, num_splits=num_splits,
+                                   batch_invariant=batch_invariant, deterministic=deterministic)
     return (out, lse) if return_lse else out
 
 
 def precompile(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                enable_gqa=False, *, window=None, bottom_right=False, lengths=None, score_mod=None,
                score_mod_captures=(), return_lse=False, variant="", block_m=0, block_n=0, num_warps=0,
-               stages=0, sinks=None):
+               stages=0, sinks=None, backward=False):
     """Compiles the kernel that attn.sdpa with these arguments runs and loads it
     on their device, without launching: call it before capturing a CUDA graph
     (compiling and loading are not allowed during capture). Only metadata is
-    read, so the tensors may be uninitialized (torch.empty). Returns
-    kernel_info of the kernel."""
+    read, so the tensors may be uninitialized (torch.empty). backward=True:
+    for a training step, the forward that autograd records (it writes the
+    logsumexp) and the backward (with the attn_mask's gradient if attn_mask
+    requires grad). Returns kernel_info of the forward kernel."""
     tiles = (block_m, block_n, num_warps, stages)
     b, hq, sq, dqk, hkv, skv, dv, mask4 = _check_args(query, key, value, attn_mask, lengths, dropout_p,
                                                       enable_gqa)
     captures = _check_captures(score_mod, score_mod_captures, query.device)
     sinks = _check_sinks(sinks, hq, query.device, "attn.precompile")
     spec = _spec(query, hq, sq, dqk, hkv, skv, dv, mask4, scale, is_causal, bottom_right, window,
-                 lengths is not None, score_mod, return_lse, variant, tiles, captures, sinks)
+                 lengths is not None, score_mod, return_lse or backward, variant, tiles, captures, sinks)
     device = query.device
-    kernel = _kernel(spec, lambda: _describe(query, key, value), device)
+    describe = lambda: _describe(query, key, value)  # noqa: E731
+    kernel = _kernel(spec, describe, device)
     dev = device.index if device.index is not None else torch.cuda.current_device()
-    _check(library().attn_kernel_load(kernel.ptr, _LAUNCH_CONFIG.pack(0, dev, 0, 0, 0)))
+    where = _LAUNCH_CONFIG.pack(0, dev, 0, 0, 0)
+    _check(library().attn_kernel_load(kernel.ptr, where))
+    if backward:
+        backward_spec, _, _ = _backward_spec(query, key, value, attn_mask, lengths, is_causal, scale, enable_gqa,
+                                             window, bottom_right, score_mod, captures)
+        bias_grad = attn_mask is not None and attn_mask.requires_grad
+        _check(library().attn_kernel_load(_backward_kernel(backward_spec, bias_grad, describe, device).ptr, where))
     return kernel_info(kernel.handle)
 
 
 # ----------------------------------------------------------------------------
-# torch.ops.attn.sdpa: the registered operator.
+# torch.ops.attn.sdpa: the registered operator, and its backward.
 
 # Tensors are positional: autograd (register_autograd) takes no keyword-only
-# tensors. lse is a 0-element tensor unless return_lse.
+# tensors. lse is a 0-element tensor unless return_lse; a call that
+# autograd records needs it.
 _SCHEMA = ("sdpa(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, Tensor? lengths=None, "
            "float dropout_p=0.0, bool is_causal=False, float? scale=None, bool enable_gqa=False, "
            "Tensor[]? score_mod_captures=None, Tensor? sinks=None, *, "
            "int[]? window=None, bool bottom_right=False, str? score_mod=None, bool return_lse=False, "
            "str variant=\"\", int block_m=0, int block_n=0, int num_warps=0, int stages=0, "
-           "int num_splits=0, bool batch_invariant=False) -> (Tensor, Tensor)")
+           "int num_splits=0, bool batch_invariant=False, bool? deterministic=None) -> (Tensor, Tensor)")
+
+# dq, dk, dv and the attn_mask's gradient (0 elements unless bias_grad).
+_BACKWARD_SCHEMA = ("sdpa_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, "
+                    "Tensor lse, Tensor? attn_mask, Tensor? lengths, Tensor[]? score_mod_captures, "
+                    "bool is_causal, float? scale, bool enable_gqa, *, int[]? window=None, "
+                    "bool bottom_right=False, str? score_mod=None, bool bias_grad=False, "
+                    "bool deterministic=False) -> (Tensor, Tensor, Tensor, Tensor)")
 
 
 def _op_impl(query, key, value, attn_mask=None, lengths=None, dropout_p=0.0, is_causal=False, scale=None,
              enable_gqa=False, score_mod_captures=None, sinks=None, *, window=None, bottom_right=False, score_mod=None,
              return_lse=False, variant="", block_m=0, block_n=0, num_warps=0, stages=0, num_splits=0,
-             batch_invariant=False):
+             batch_invariant=False, deterministic=None):
     out, lse, _ = _run(query, key, value, attn_mask, lengths, dropout_p, is_causal, scale, enable_gqa, window,
                        bottom_right, score_mod, return_lse, variant, (block_m, block_n, num_warps, stages),
                        num_splits, score_mod_captures, sinks, batch_invariant)
@@ -768,7 +967,7 @@ def _op_impl(query, key, value, attn_mask=None, lengths=None, dropout_p=0.0, is_
 def _op_fake(query, key, value, attn_mask=None, lengths=None, dropout_p=0.0, is_causal=False, scale=None,
              enable_gqa=False, score_mod_captures=None, sinks=None, *, window=None, bottom_right=False, score_mod=None,
              return_lse=False, variant="", block_m=0, block_n=0, num_warps=0, stages=0, num_splits=0,
-             batch_invariant=False):
+             batch_invariant=False, deterministic=None):
     b, hq, sq, dqk, hkv, skv, dv, _ = _check_args(query, key, value, attn_mask, lengths, dropout_p, enable_gqa)
     _check_captures(score_mod, score_mod_captures, query.device)
     if sinks is not None and (sinks.dim() != 1 or sinks.numel() != hq):
@@ -780,14 +979,104 @@ def _op_fake(query, key, value, attn_mask=None, lengths=None, dropout_p=0.0, is_
 
 
 def _op_setup_context(ctx, inputs, keyword_only_inputs, output):
-    # Runs when autograd records the call: until the backward exists, refuse.
-    query, key, value, attn_mask = inputs[:4]
-    _refuse_grad(query, key, value, attn_mask)
-    raise AttnError(_NO_BACKWARD.format(names="inputs", s="", detached="detached inputs"))
+    """Runs when autograd records a call: refuses what the backward cannot
+    do, saves what it reads, and (eager) compiles it, so that its errors
+    come at the call."""
+    query, key, value, attn_mask, lengths, _, is_causal, scale, enable_gqa, captures, *rest = inputs
+    sinks = rest[0] if rest else None
+    options = keyword_only_inputs
+    captures = list(captures or ())
+    for i, c in enumerate(captures):
+        if c.requires_grad:
+            raise AttnError(f"attn.sdpa: score_mod_captures[{i}] requires grad, but attn differentiates only "
+                            f"query, key, value and a float attn_mask: pass score_mod_captures[{i}].detach()")
+    # Constant sinks need nothing of the backward: the logsumexp it reads
+    # already counts them, and they add no value.
+    if sinks is not None and sinks.requires_grad:
+        raise AttnError("attn.sdpa: sinks requires grad, but attn differentiates only query, key, value and a "
+                        "float attn_mask: pass sinks.detach()")
+    if not options["return_lse"]:
+        raise AttnError("torch.ops.attn.sdpa: a call that autograd records needs return_lse=True: the backward "
+                        "reads the forward's logsumexp (attn.sdpa passes it)")
+    bias_grad = attn_mask is not None and attn_mask.requires_grad
+    deterministic = options["deterministic"]
+    if deterministic is None:
+        deterministic = torch.are_deterministic_algorithms_enabled()
+    if bias_grad and deterministic:
+        b, hq, sq, _, _, skv, _, mask4 = _check_args(query, key, value, attn_mask, lengths, 0.0, enable_gqa)
+        summed = _broadcast_dims(mask4, b, hq, sq, skv)
+        if summed:
+            raise AttnError(f"attn.sdpa: the deterministic backward cannot sum the gradient of an attn_mask that "
+                            f"broadcasts (shape {tuple(attn_mask.shape)}, over {', '.join(summed)}): expand it to "
+                            f"{(b, hq, sq, skv)} (attn_mask.expand(...)), or pass deterministic=False")
+    window = options["window"]
+    if type(query) is _TorchTensor:  # eager (not traced): compile the backward now
+        spec, _, _ = _backward_spec(query, key, value, attn_mask, lengths, is_causal, scale, enable_gqa, window,
+                                    options["bottom_right"], options["score_mod"], captures)
+        _backward_kernel(spec, bias_grad, lambda: _describe(query, key, value), query.device)
+    out, lse = output
+    ctx.mark_non_differentiable(lse)
+    ctx.save_for_backward(query, key, value, out, lse, attn_mask, lengths, *captures)
+    ctx.attn = dict(is_causal=is_causal, scale=scale, enable_gqa=enable_gqa, window=window,
+                    bottom_right=options["bottom_right"], score_mod=options["score_mod"], bias_grad=bias_grad,
+                    deterministic=bool(deterministic))
 
 
 def _op_backward(ctx, grad_out, grad_lse):
-    raise AttnError("attn.sdpa has no backward yet")
+    query, key, value, out, lse, attn_mask, lengths, *captures = ctx.saved_tensors
+    a = ctx.attn
+    if _grad_enabled() and any(t is not None and t.requires_grad for t in (grad_out, query, key, value, attn_mask)):
+        raise AttnError("attn.sdpa has no double backward: its backward is not differentiable (a gradient "
+                        "taken with create_graph=True cannot be differentiated again)")
+    grad_q, grad_k, grad_v, grad_bias = torch.ops.attn.sdpa_backward(
+        grad_out, query, key, value, out, lse, attn_mask, lengths, captures, a["is_causal"], a["scale"],
+        a["enable_gqa"], window=a["window"], bottom_right=a["bottom_right"],
+        score_mod=_score_mod_token(a["score_mod"]),
+        bias_grad=a["bias_grad"], deterministic=a["deterministic"])
+    # One gradient per argument the call passed: the dispatcher drops
+    # trailing arguments equal to their defaults, and needs_input_grad has
+    # the structure of what remains (a list for score_mod_captures).
+    needs = ctx.needs_input_grad
+    grads = (grad_q, grad_k, grad_v, grad_bias if a["bias_grad"] else None)
+    out = []
+    for i, need in enumerate(needs):
+        if isinstance(need, (list, tuple)):
+            out.append([None] * len(need))
+        elif i < len(grads) and need:
+            out.append(grads[i])
+        else:
+            out.append(None)
+    return tuple(out)
+
+
+# The backward op's score_mod travels as hex: Inductor's generated wrapper
+# for a traced backward failed to parse (SyntaxError, "unmatched '}'") with
+# the multi-line MLIR text as an argument.
+def _score_mod_token(score_mod):
+    return None if score_mod is None else "hex:" + score_mod.encode().hex()
+
+
+def _score_mod_text(token):
+    if token is None or not token.startswith("hex:"):
+        return token
+    return bytes.fromhex(token[4:]).decode()
+
+
+def _backward_op_impl(grad_out, query, key, value, out, lse, attn_mask, lengths, score_mod_captures, is_causal,
+                      scale, enable_gqa, *, window=None, bottom_right=False, score_mod=None, bias_grad=False,
+                      deterministic=False):
+    return _run_backward(grad_out, query, key, value, out, lse, attn_mask, lengths, score_mod_captures, is_causal,
+                         scale, enable_gqa, window, bottom_right, _score_mod_text(score_mod), bias_grad,
+                         deterministic)
+
+
+def _backward_op_fake(grad_out, query, key, value, out, lse, attn_mask, lengths, score_mod_captures, is_causal,
+                      scale, enable_gqa, *, window=None, bottom_right=False, score_mod=None, bias_grad=False,
+                      deterministic=False):
+    _check_args(query, key, value, attn_mask, lengths, 0.0, enable_gqa)
+    grad_bias = (attn_mask.new_empty(attn_mask.shape) if bias_grad
+                 else query.new_empty((0,), dtype=torch.float32))
+    return _grad_like(query), _grad_like(key), _grad_like(value), grad_bias
 
 
 def _register_op():
@@ -804,6 +1093,9 @@ def _register_op():
     torch.library.impl("attn::sdpa", ("cpu", "cuda"), _op_impl, lib=lib)
     torch.library.register_fake("attn::sdpa", _op_fake, lib=lib)
     torch.library.register_autograd("attn::sdpa", _op_backward, setup_context=_op_setup_context, lib=lib)
+    lib.define(_BACKWARD_SCHEMA, tags=tags)
+    torch.library.impl("attn::sdpa_backward", ("cpu", "cuda"), _backward_op_impl, lib=lib)
+    torch.library.register_fake("attn::sdpa_backward", _backward_op_fake, lib=lib)
     _keep.append(lib)
 
 
@@ -811,6 +1103,9 @@ _keep = []
 if torch is None:
     def _direct_call(query):  # noqa: F811
         raise AttnError("attn.sdpa needs PyTorch (import torch failed)")
+
+    def _grad_enabled():
+        return False
 else:
     _TorchTensor = torch.Tensor
     _grad_enabled = torch.is_grad_enabled

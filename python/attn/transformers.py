@@ -12,9 +12,9 @@ in it, or None where plain causal attention needs none). Padded batches,
 generate() with a KV cache, GQA, sliding-window models and Gemma-style logit
 softcapping (a score_mod) run through attn.sdpa.
 
-Not supported (AttnError): attention dropout in training, attention sinks
-(s_aux), output_attentions. attn has no backward yet: use the model under
-torch.no_grad() or torch.inference_mode() (generate() does).
+Training works too: attn.sdpa is differentiable (query, key, value). Not
+supported (AttnError): attention dropout in training, attention sinks
+(s_aux), output_attentions.
 """
 
 import attn as _attn

@@ -2,8 +2,8 @@
 // The persistent kernel with more work tiles than SMs: 40 heads x 4 query
 // blocks of 128 = 160 tiles on 132 SMs, so some blocks take a second tile
 // (their K/V and Q barriers wrap around to a new phase). Causal: the tiles
-// run longest first, and the static schedule hands each block tiles of
-// different lengths. f16, GQA 40/8.
+// run longest first, drawn from the dynamic scheduler's counter, so blocks
+// take tiles of different lengths. f16, GQA 40/8.
 // RUN: attn-run --check --variant=sm90ws %s | FileCheck %s
 // RUN: attn-run --check --variant=sm90ws --block-m=128 --block-n=64 --num-warps=12 --stages=3 %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS

@@ -25,7 +25,9 @@ version=$(sed -n 's/^#define ATTN_VERSION "\(.*\)"$/\1/p' "$prefix/include/attn/
 abi=$(sed -n 's/^#define ATTN_C_ABI_VERSION \([0-9]*\)$/\1/p' "$prefix/include/attn-c/attn.h")
 [[ $(readlink "$prefix/lib/libattn_c.so") == "libattn_c.so.$abi" ]] ||
   { echo "libattn_c.so does not link to libattn_c.so.$abi" >&2; exit 1; }
-objdump -p "$prefix/lib/libattn_c.so.$abi" | grep -q "SONAME *libattn_c.so.$abi" ||
+# Not grep -q: it exits at the match, and under pipefail objdump's SIGPIPE
+# (when it is still writing) would fail the check.
+objdump -p "$prefix/lib/libattn_c.so.$abi" | grep "SONAME *libattn_c.so.$abi" > /dev/null ||
   { echo "libattn_c.so.$abi has no SONAME libattn_c.so.$abi" >&2; exit 1; }
 
 echo "== CMake consumer (find_package(attn CONFIG))"

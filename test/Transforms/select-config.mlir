@@ -1,20 +1,21 @@
 // RUN: attn-opt %s -split-input-file -attn-select-config=arch=sm_90a 2>%t.remarks | FileCheck %s --check-prefix=SM90
 // RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
 // RUN: not attn-opt %s -split-input-file "-attn-select-config=arch=sm_90a variant=sm90" 2>/dev/null | FileCheck %s --check-prefix=SM90-CP
-// (variant=sm90 cannot run @hd96 and @transposed_k: that attn-opt fails.)
+// (variant=sm90 cannot run @hd96, @hd72 and @transposed_k: that attn-opt fails.)
 // RUN: attn-opt %s -split-input-file "-attn-select-config=arch=sm_90a variant=sm80" | FileCheck %s --check-prefix=SM90-MMA
 // RUN: attn-opt %s -split-input-file -attn-select-config=arch=sm_86 | FileCheck %s --check-prefix=SM86
 // RUN: attn-opt %s -split-input-file "-attn-select-config=arch=sm_80 block-m=64 block-n=32 num-warps=4 stages=1" | FileCheck %s --check-prefix=OVERRIDE
 
-// A large problem: on sm_90a, the warp-specialized kernel with the longest
-// key tile its consumers' registers hold (128 x 176 at head dim 128); the
+// A large problem: on sm_90a, the warp-specialized kernel with 128-key tiles
+// (4096 keys: whole tiles, and a causal diagonal would meet one per query
+// block; see @long_keys for the longest tile the registers hold); the
 // cp.async wgmma kernel with the largest tile, two warpgroups that cover
 // each other's softmax (head dim 128 needs two per SM); with mma.sync, two
 // m16 tiles per warp where the registers and shared memory allow; sm_86's
 // 99 KB of shared memory allow fewer stages or narrower key tiles than
 // sm_90a's 227 KB.
 // SM90-LABEL: func @large_hd128
-// SM90: config = #attn.config<variant = "sm90ws", block_m = 128, block_n = 176, num_warps = 12, stages = 2>
+// SM90: config = #attn.config<variant = "sm90ws", block_m = 128, block_n = 128, num_warps = 12, stages = 2>
 // SM90-CP-LABEL: func @large_hd128
 // SM90-CP: config = #attn.config<variant = "sm90", block_m = 128, block_n = 128, num_warps = 8, stages = 2>
 // SM90-MMA-LABEL: func @large_hd128
@@ -31,10 +32,11 @@ func.func @large_hd128(%q: tensor<8x16x4096x128xbf16>, %k: tensor<8x16x4096x128x
 // -----
 
 // Head dim 64 has half the product work per softmax: the warp-specialized
-// consumers take longer key tiles; the cp.async kernel needs about four
+// consumers would take longer key tiles, but 4096 keys keep 128; the
+// cp.async kernel needs about four
 // warpgroups per SM, which 64x128 tiles with one each give (three fit).
 // SM90-LABEL: func @large_hd64
-// SM90: config = #attn.config<variant = "sm90ws", block_m = 128, block_n = 224, num_warps = 12, stages = 2>
+// SM90: config = #attn.config<variant = "sm90ws", block_m = 128, block_n = 128, num_warps = 12, stages = 2>
 // SM90-CP-LABEL: func @large_hd64
 // SM90-CP: config = #attn.config<variant = "sm90", block_m = 64, block_n = 128, num_warps = 4, stages = 2>
 func.func @large_hd64(%q: tensor<4x32x4096x64xbf16>, %k: tensor<4x32x4096x64xbf16>, %v: tensor<4x32x4096x64xbf16>) -> tensor<4x32x4096x64xbf16> {
@@ -86,16 +88,26 @@ func.func @given(%q: tensor<1x1x128x64xbf16>, %k: tensor<1x1x128x64xbf16>, %v: t
 
 // -----
 
-// wgmma's swizzled tiles need head dims in whole 64-column blocks and a
-// K-major k: head dim 96 and a transposed k stay on mma.sync, and a remark
-// says why the fastest variant was not taken.
-// REMARK: select-config.mlir:[[@LINE+5]]:8: remark: kernel variant sm80, not sm90ws: it needs head dims that are multiples of 64 up to 256, got 96/96
-// REMARK: select-config.mlir:[[@LINE+13]]:8: remark: kernel variant sm80, not sm90ws: it needs an untransposed k (K^T tiles would need MN-major wgmma operands)
+// TMA fills the last 64-column block of a head dim that is a multiple of 16
+// with zeros: head dim 96 gets the warp-specialized kernel. Head dim 72 (a
+// multiple of 8, not of wgmma's k16) and a transposed k stay on mma.sync,
+// and a remark says why the fastest variant was not taken.
+// REMARK: select-config.mlir:[[@LINE+14]]:8: remark: kernel variant sm80, not sm90ws: it needs head dims that are multiples of 16 up to 256, got 72/72
+// REMARK: select-config.mlir:[[@LINE+22]]:8: remark: kernel variant sm80, not sm90ws: it needs an untransposed k (K^T tiles would need MN-major wgmma operands)
 // SM90-LABEL: func @hd96
-// SM90: config = #attn.config<variant = "sm80"
+// SM90: config = #attn.config<variant = "sm90ws", block_m = 128, block_n = 128, num_warps = 12, stages = 2>
 func.func @hd96(%q: tensor<4x8x2048x96xbf16>, %k: tensor<4x8x2048x96xbf16>, %v: tensor<4x8x2048x96xbf16>) -> tensor<4x8x2048x96xbf16> {
   %o = attn.flash %q, %k, %v {scale = 0.1 : f32} : tensor<4x8x2048x96xbf16>, tensor<4x8x2048x96xbf16>, tensor<4x8x2048x96xbf16> -> tensor<4x8x2048x96xbf16>
   return %o : tensor<4x8x2048x96xbf16>
+}
+
+// -----
+
+// SM90-LABEL: func @hd72
+// SM90: config = #attn.config<variant = "sm80"
+func.func @hd72(%q: tensor<4x8x2048x72xbf16>, %k: tensor<4x8x2048x72xbf16>, %v: tensor<4x8x2048x72xbf16>) -> tensor<4x8x2048x72xbf16> {
+  %o = attn.flash %q, %k, %v {scale = 0.1 : f32} : tensor<4x8x2048x72xbf16>, tensor<4x8x2048x72xbf16>, tensor<4x8x2048x72xbf16> -> tensor<4x8x2048x72xbf16>
+  return %o : tensor<4x8x2048x72xbf16>
 }
 
 // -----
@@ -105,4 +117,38 @@ func.func @hd96(%q: tensor<4x8x2048x96xbf16>, %k: tensor<4x8x2048x96xbf16>, %v: 
 func.func @transposed_k(%q: tensor<4x8x2048x64xbf16>, %k: tensor<4x8x64x2048xbf16>, %v: tensor<4x8x2048x64xbf16>) -> tensor<4x8x2048x64xbf16> {
   %o = attn.flash %q, %k, %v {scale = 0.125 : f32, transpose_k} : tensor<4x8x2048x64xbf16>, tensor<4x8x64x2048xbf16>, tensor<4x8x2048x64xbf16> -> tensor<4x8x2048x64xbf16>
   return %o : tensor<4x8x2048x64xbf16>
+}
+
+// -----
+
+// Past 8192 keys the per-tile bookkeeping outweighs a partial last tile and
+// a second diagonal tile: the longest key tile the consumers' registers hold
+// (176 at head dim 128; bench/NOTES.md step 17: 4% faster than 128 at 16k
+// causal).
+// SM90-LABEL: func @long_keys
+// SM90: config = #attn.config<variant = "sm90ws", block_m = 128, block_n = 176, num_warps = 12, stages = 2>
+func.func @long_keys(%q: tensor<1x16x16384x128xbf16>, %k: tensor<1x16x16384x128xbf16>, %v: tensor<1x16x16384x128xbf16>) -> tensor<1x16x16384x128xbf16> {
+  %o = attn.flash %q, %k, %v {scale = 0.088388 : f32, mask = #attn.mask<causal>} : tensor<1x16x16384x128xbf16>, tensor<1x16x16384x128xbf16>, tensor<1x16x16384x128xbf16> -> tensor<1x16x16384x128xbf16>
+  return %o : tensor<1x16x16384x128xbf16>
+}
+
+// -----
+
+// A dynamic key length: 128-key tiles for up to 8192 keys, and the tiles
+// for long keys beside them (attn.long_keys_config); both kernels are
+// compiled and a launch picks by its key length. A static length or a
+// forced tile gets no second config.
+// SM90-LABEL: func @dynamic_keys
+// SM90: attn.long_keys_config = #attn.config<variant = "sm90ws", block_m = 128, block_n = 176, num_warps = 12, stages = 2>, config = #attn.config<variant = "sm90ws", block_m = 128, block_n = 128, num_warps = 12, stages = 2>
+// OVERRIDE-LABEL: func @dynamic_keys
+// OVERRIDE-NOT: long_keys_config
+// SM90-LABEL: func @long_keys_static
+// SM90-NOT: long_keys_config
+func.func @dynamic_keys(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>, %v: tensor<?x16x?x128xbf16>) -> tensor<?x16x?x128xbf16> {
+  %o = attn.flash %q, %k, %v {scale = 0.088388 : f32, mask = #attn.mask<causal>} : tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16> -> tensor<?x16x?x128xbf16>
+  return %o : tensor<?x16x?x128xbf16>
+}
+func.func @long_keys_static(%q: tensor<1x16x16384x128xbf16>, %k: tensor<1x16x16384x128xbf16>, %v: tensor<1x16x16384x128xbf16>) -> tensor<1x16x16384x128xbf16> {
+  %o = attn.flash %q, %k, %v {scale = 0.088388 : f32} : tensor<1x16x16384x128xbf16>, tensor<1x16x16384x128xbf16>, tensor<1x16x16384x128xbf16> -> tensor<1x16x16384x128xbf16>
+  return %o : tensor<1x16x16384x128xbf16>
 }

@@ -182,6 +182,41 @@ func.func @f(%q: tensor<1x2x64x64xbf16>, %k: tensor<1x2x64x64xbf16>, %v: tensor<
       << refused.status().toString();
 }
 
+TEST(Compile, DynamicKeyLengthsGetASecondKernelForLongKeys) {
+  // One compile for every length: 128-key tiles up to kAlignedKeysUpTo
+  // keys, and the model's longest tile for longer launches beside them.
+  const char *dynamic = R"(
+func.func @f(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>, %v: tensor<?x16x?x128xbf16>) -> tensor<?x16x?x128xbf16> {
+  %o = attn.flash %q, %k, %v {mask = #attn.mask<causal>, scale = 0.088 : f32} : tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16> -> tensor<?x16x?x128xbf16>
+  return %o : tensor<?x16x?x128xbf16>
+})";
+  auto compiled = compileSource(*memoryContext(), dynamic);
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  ASSERT_EQ(compiled->kernels.size(), 1u);
+  const Kernel &shortKeys = *compiled->kernels[0];
+  EXPECT_EQ(shortKeys.spec().variant, "sm90ws");
+  EXPECT_EQ(shortKeys.spec().blockN, 128);
+  ASSERT_NE(shortKeys.longKeysKernel(), nullptr);
+  EXPECT_EQ(shortKeys.longKeysKernel()->spec().variant, "sm90ws");
+  EXPECT_EQ(shortKeys.longKeysKernel()->spec().blockN, 176);
+  EXPECT_TRUE(shortKeys.longKeysKernel()->spec().causal);
+
+  // A static key length gets its tiles and nothing else; so does a forced
+  // tile.
+  std::string fixed = dynamic;
+  for (size_t at; (at = fixed.find("?x16x?")) != std::string::npos;)
+    fixed.replace(at, 6, "2x16x16384");
+  auto fixedCompiled = compileSource(*memoryContext(), fixed);
+  ASSERT_TRUE(fixedCompiled.isOk()) << fixedCompiled.status().toString();
+  EXPECT_EQ(fixedCompiled->kernels[0]->spec().blockN, 176);
+  EXPECT_EQ(fixedCompiled->kernels[0]->longKeysKernel(), nullptr);
+  CompileOptions forced;
+  forced.blockN = 64;
+  auto forcedCompiled = compileSource(*memoryContext(), dynamic, forced);
+  ASSERT_TRUE(forcedCompiled.isOk()) << forcedCompiled.status().toString();
+  EXPECT_EQ(forcedCompiled->kernels[0]->longKeysKernel(), nullptr);
+}
+
 TEST(Compile, SecondBuildHitsTheMemoryCache) {
   auto ctx = memoryContext();
   const char *text = R"(

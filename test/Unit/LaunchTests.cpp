@@ -14,6 +14,7 @@
 
 #include "attn/Runtime/Context.h"
 #include "attn/params.h"
+#include "attn/params_bwd.h"
 
 #include <gtest/gtest.h>
 
@@ -37,9 +38,18 @@ struct FakeState {
     unsigned grid[3], block, shared;
     CUstream stream;
     CUcontext context;
-    FlashParams params;
+    FlashParams params;        ///< of a forward launch
+    FlashBwdParams bwdParams;  ///< of a backward launch ("fake_bwd_*")
   };
   std::vector<Launch> launches;
+  struct Memset {
+    CUdeviceptr dst;
+    unsigned value;
+    size_t count;
+    CUstream stream;
+    size_t launchesBefore;
+  };
+  std::vector<Memset> memsets;
   std::map<CUfunction, std::string> functionNames;
 };
 FakeState state;
@@ -137,8 +147,13 @@ Driver::Api fakeApi() {
   };
   a.moduleUnload = [](CUmodule) { ++state.unloads; return ok(); };
   a.moduleGetFunction = [](CUfunction *f, CUmodule m, const char *name) {
-    *f = reinterpret_cast<CUfunction>(reinterpret_cast<uintptr_t>(m) * 16 +
-                                      (std::strstr(name, "_combine") ? 1 : 0));
+    // One function per entry: the main one, _combine, and the backward's.
+    int entry = std::strstr(name, "_combine")   ? 1
+                : std::strstr(name, "_pre")     ? 2
+                : std::strstr(name, "_dq")      ? 3
+                : std::strstr(name, "_convert") ? 4
+                                                : 0;
+    *f = reinterpret_cast<CUfunction>(reinterpret_cast<uintptr_t>(m) * 16 + entry);
     state.functionNames[*f] = name;
     return ok();
   };
@@ -160,7 +175,10 @@ Driver::Api fakeApi() {
     l.shared = shared;
     l.stream = stream;
     l.context = state.stack.empty() ? nullptr : state.stack.back();
-    l.params = *static_cast<FlashParams *>(args[0]);
+    if (state.functionNames[f].rfind("fake_bwd", 0) == 0)
+      l.bwdParams = *static_cast<FlashBwdParams *>(args[0]);
+    else
+      l.params = *static_cast<FlashParams *>(args[0]);
     state.launches.push_back(l);
     return ok();
   };
@@ -173,6 +191,17 @@ Driver::Api fakeApi() {
   a.memcpyHtoD = [](CUdeviceptr, const void *, size_t) { return ok(); };
   a.memcpyDtoH = [](void *, CUdeviceptr, size_t) { return ok(); };
   a.memsetD8 = [](CUdeviceptr, unsigned char, size_t) { return ok(); };
+  a.memsetD32Async = [](CUdeviceptr dst, unsigned value, size_t count,
+                        CUstream stream) {
+    state.memsets.push_back({dst, value, count, stream, state.launches.size()});
+    return ok();
+  };
+  a.tensorMapEncodeTiled = [](CUtensorMap *, CUtensorMapDataType, cuuint32_t,
+                              void *, const cuuint64_t *, const cuuint64_t *,
+                              const cuuint32_t *, const cuuint32_t *,
+                              CUtensorMapInterleave, CUtensorMapSwizzle,
+                              CUtensorMapL2promotion,
+                              CUtensorMapFloatOOBfill) { return ok(); };
   a.eventCreate = [](CUevent *, unsigned) { return ok(); };
   a.eventDestroy = [](CUevent) { return ok(); };
   a.eventRecord = [](CUevent, CUstream) { return ok(); };
@@ -183,7 +212,9 @@ Driver::Api fakeApi() {
 
 /// A fused-attention kernel compiled by NVRTC (no GPU needed) from a
 /// trivial source: the fake driver never runs it.
-std::shared_ptr<Kernel> buildFakeFlashKernel(const std::string &name) {
+std::shared_ptr<Kernel>
+buildFakeFlashKernel(const std::string &name,
+                     void (*edit)(KernelSpec &) = nullptr) {
   Context::Options options;
   options.arch = "sm_90a";
   options.diskCache = false;
@@ -204,6 +235,46 @@ std::shared_ptr<Kernel> buildFakeFlashKernel(const std::string &name) {
   spec.headsKV = 2;
   spec.headDimQK = spec.headDimV = 128;
   spec.scale = 0.125f;
+  if (edit)
+    edit(spec);
+  auto kernel = (*context)->build(spec);
+  EXPECT_TRUE(kernel.isOk()) << kernel.status().toString();
+  return *kernel;
+}
+
+/// A backward kernel (its four entries) compiled by NVRTC from a trivial
+/// source: causal, GQA 8/2, head dim 64, 64 x 64 tiles.
+std::shared_ptr<Kernel>
+buildFakeBackwardKernel(const std::string &name,
+                        void (*edit)(KernelSpec &) = nullptr) {
+  Context::Options options;
+  options.arch = "sm_90a";
+  options.diskCache = false;
+  auto context = Context::create(options);
+  EXPECT_TRUE(context.isOk()) << context.status().toString();
+  KernelSpec spec;
+  spec.kind = KernelKind::FlashBackward;
+  spec.name = name;
+  spec.source = "#include \"attn/params_bwd.h\"\n";
+  for (const char *entry : {"", "_dq", "_pre", "_convert"})
+    spec.source += "extern \"C\" __global__ void " + name + entry +
+                   "(attn::FlashBwdParams) {}\n";
+  spec.variant = "sm80";
+  spec.threads = 128;
+  spec.blockM = 64;
+  spec.blockN = 64;
+  spec.numWarps = 4;
+  spec.stages = 2;
+  spec.headsQ = 8;
+  spec.headsKV = 2;
+  spec.headDimQK = spec.headDimV = 64;
+  spec.causal = true;
+  spec.scale = 0.125f;
+  spec.backwardDqThreads = 128;
+  spec.backwardDqSharedBytes = 1024;
+  spec.sharedBytes = 2048;
+  if (edit)
+    edit(spec);
   auto kernel = (*context)->build(spec);
   EXPECT_TRUE(kernel.isOk()) << kernel.status().toString();
   return *kernel;
@@ -230,6 +301,30 @@ protected:
     a.k = TensorArg::contiguous(deviceMemory(ordinal, 1 << 16), kvShape);
     a.v = TensorArg::contiguous(deviceMemory(ordinal, 1 << 22), kvShape);
     a.o = TensorArg::contiguous(deviceMemory(ordinal, 1 << 28), qShape);
+    return a;
+  }
+
+  /// Backward operands on `ordinal`: q, o, dO, dQ [2, 8, 300, 64]; k, v,
+  /// dK, dV [2, 2, 300, 64]; the logsumexp.
+  BackwardArgs backwardArgs(int ordinal) {
+    BackwardArgs a;
+    a.batch = 2;
+    a.seqQ = a.seqKV = 300;
+    int64_t qShape[4] = {2, 8, 300, 64}, kvShape[4] = {2, 2, 300, 64};
+    size_t offset = 0;
+    auto next = [&](const int64_t *shape) {
+      offset += 1 << 22;
+      return TensorArg::contiguous(deviceMemory(ordinal, offset), shape);
+    };
+    a.q = next(qShape);
+    a.k = next(kvShape);
+    a.v = next(kvShape);
+    a.o = next(qShape);
+    a.gradOutput = next(qShape);
+    a.gradQ = next(qShape);
+    a.gradK = next(kvShape);
+    a.gradV = next(kvShape);
+    a.lse = static_cast<const float *>(deviceMemory(ordinal, 1 << 29));
     return a;
   }
 
@@ -346,6 +441,95 @@ TEST_F(FakeDriverLaunch, SplitLaunchesUseTheCallersWorkspaceAndNeverAllocate) {
       << s.message();
 }
 
+TEST_F(FakeDriverLaunch, CausalPersistentLaunchesDrawTilesFromAZeroedCounter) {
+  // A causal sm90ws kernel: one block per SM, TMA maps as second argument.
+  auto kernel = buildFakeFlashKernel("fake_flash_dynamic", [](KernelSpec &spec) {
+    spec.variant = "sm90ws";
+    spec.threads = 384;
+    spec.blockM = 128;
+    spec.numWarps = 12;
+    spec.causal = true;
+  });
+  state.stack.push_back(primary(0));
+  // Causal prefill, 2 x 8 heads x 4096 / 128 query blocks = 512 work tiles
+  // of different lengths for 132 blocks: a counter balances them.
+  FlashArgs args;
+  args.batch = 2;
+  args.seqQ = args.seqKV = 4096;
+  int64_t qShape[4] = {2, 8, 4096, 128}, kvShape[4] = {2, 2, 4096, 128};
+  args.q = TensorArg::contiguous(deviceMemory(0, 0), qShape);
+  args.k = TensorArg::contiguous(deviceMemory(0, 1 << 24), kvShape);
+  args.v = TensorArg::contiguous(deviceMemory(0, 1 << 26), kvShape);
+  args.o = TensorArg::contiguous(deviceMemory(0, 1 << 28), qShape);
+  args.splits = 1;
+  auto bytes = kernel->workspaceBytes(args);
+  ASSERT_TRUE(bytes.isOk()) << bytes.status().toString();
+  EXPECT_EQ(*bytes, sizeof(int));
+
+  // Without the workspace (a caller of an older release): static order.
+  CUstream stream = reinterpret_cast<CUstream>(uintptr_t(0x77));
+  ASSERT_TRUE(kernel->launch(args, stream).isOk());
+  ASSERT_EQ(state.launches.size(), 1u);
+  EXPECT_EQ(state.launches[0].params.tile_counter, nullptr);
+  EXPECT_EQ(state.launches[0].grid[0], 132u);
+  EXPECT_TRUE(state.memsets.empty());
+
+  // With it: the counter is zeroed on the launch's stream, before it.
+  args.workspace = reinterpret_cast<DevicePtr>(deviceMemory(0, 1 << 29));
+  args.workspaceBytes = *bytes;
+  ASSERT_TRUE(kernel->launch(args, stream).isOk());
+  ASSERT_EQ(state.launches.size(), 2u);
+  EXPECT_EQ(reinterpret_cast<DevicePtr>(state.launches[1].params.tile_counter),
+            args.workspace);
+  ASSERT_EQ(state.memsets.size(), 1u);
+  EXPECT_EQ(state.memsets[0].dst, static_cast<CUdeviceptr>(args.workspace));
+  EXPECT_EQ(state.memsets[0].value, 0u);
+  EXPECT_EQ(state.memsets[0].count, 1u);
+  EXPECT_EQ(state.memsets[0].stream, stream);
+  EXPECT_EQ(state.memsets[0].launchesBefore, 1u);
+
+  // One tile per block: nothing to balance, no workspace.
+  args.seqQ = args.seqKV = 512;
+  qShape[2] = kvShape[2] = 512;
+  args.q = TensorArg::contiguous(deviceMemory(0, 0), qShape);
+  args.k = TensorArg::contiguous(deviceMemory(0, 1 << 24), kvShape);
+  args.v = TensorArg::contiguous(deviceMemory(0, 1 << 26), kvShape);
+  args.o = TensorArg::contiguous(deviceMemory(0, 1 << 28), qShape);
+  bytes = kernel->workspaceBytes(args);
+  ASSERT_TRUE(bytes.isOk());
+  EXPECT_EQ(*bytes, 0u);
+}
+
+TEST_F(FakeDriverLaunch, LongKeyLengthsRunTheLongKeysKernel) {
+  auto shortKeys = buildFakeFlashKernel("fake_short_keys");
+  auto longKeys = buildFakeFlashKernel("fake_long_keys", [](KernelSpec &spec) {
+    spec.blockN = 128;
+  });
+  shortKeys->setLongKeysKernel(longKeys, 8192);
+  state.stack.push_back(primary(0));
+  FlashArgs args = decodeArgs(0);
+  args.splits = 1;
+  int loads = state.loads;
+  ASSERT_TRUE(shortKeys->load().isOk());
+  EXPECT_EQ(state.loads, loads + 2); // both modules, before any capture
+  ASSERT_TRUE(shortKeys->launch(args).isOk());
+  // 8192 keys still run the first kernel, 8193 the second.
+  auto launchWithKeys = [&](int keys) {
+    int64_t kvShape[4] = {2, 2, keys, 128};
+    args.seqKV = keys;
+    args.k = TensorArg::contiguous(deviceMemory(0, 1 << 16), kvShape);
+    args.v = TensorArg::contiguous(deviceMemory(0, 1 << 26), kvShape);
+    return shortKeys->launch(args);
+  };
+  ASSERT_TRUE(launchWithKeys(8192).isOk());
+  ASSERT_TRUE(launchWithKeys(8193).isOk());
+  ASSERT_EQ(state.launches.size(), 3u);
+  EXPECT_EQ(state.functionNames[state.launches[0].function], "fake_short_keys");
+  EXPECT_EQ(state.functionNames[state.launches[1].function], "fake_short_keys");
+  EXPECT_EQ(state.functionNames[state.launches[2].function], "fake_long_keys");
+  EXPECT_EQ(state.loads, loads + 2);
+}
+
 TEST_F(FakeDriverLaunch, NothingIsLoadedWhileTheStreamCaptures) {
   auto kernel = buildFakeFlashKernel("fake_flash_capture");
   FlashArgs args = decodeArgs(0);
@@ -380,6 +564,139 @@ TEST_F(FakeDriverLaunch, ModulesAreUnloadedInEveryContext) {
   }
   EXPECT_EQ(state.unloads, 2);
   EXPECT_TRUE(state.stack.empty());
+}
+
+TEST_F(FakeDriverLaunch, BackwardLaunchesFollowTheForwardsRules) {
+  auto kernel = buildFakeBackwardKernel("fake_bwd_rules");
+  BackwardArgs args = backwardArgs(1);
+  auto bytes = kernel->workspaceBytes(args); // no driver call
+  ASSERT_TRUE(bytes.isOk()) << bytes.status().toString();
+  EXPECT_EQ(state.loads, 0);
+  state.stack.push_back(primary(0)); // the caller works on device 0
+
+  // The workspace is the caller's, on the launch's device.
+  Status s = kernel->launch(args, nullptr, Device::primary(1));
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(s.message().find("the backward needs a workspace of " +
+                             std::to_string(*bytes) + " bytes"),
+            std::string::npos)
+      << s.message();
+  args.workspace = reinterpret_cast<DevicePtr>(deviceMemory(0, 1 << 28));
+  args.workspaceBytes = *bytes;
+  s = kernel->launch(args, nullptr, Device::primary(1));
+  EXPECT_NE(s.message().find("'workspace' is on device 0 but the launch runs on "
+                             "device 1"),
+            std::string::npos)
+      << s.message();
+  args.workspace = reinterpret_cast<DevicePtr>(deviceMemory(1, 1 << 28));
+  std::vector<float> hostGradient(8);
+  BackwardArgs host = args;
+  host.gradQ.data = hostGradient.data();
+  s = kernel->launch(host, nullptr, Device::primary(1));
+  EXPECT_NE(s.message().find("'gradQ' is not GPU memory"), std::string::npos)
+      << s.message();
+  EXPECT_TRUE(state.launches.empty());
+
+  int allocations = state.allocations, synchronizations = state.synchronizations;
+  s = kernel->launch(args, nullptr, Device::primary(1));
+  ASSERT_TRUE(s.isOk()) << s.toString();
+  // D and the zeroed sums, the K/V-stationary kernel, the dQ conversion: in
+  // device 1's context, the caller's restored after.
+  ASSERT_EQ(state.launches.size(), 3u);
+  const char *order[] = {"fake_bwd_rules_pre", "fake_bwd_rules",
+                         "fake_bwd_rules_convert"};
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(state.functionNames[state.launches[i].function], order[i]);
+    EXPECT_EQ(state.launches[i].context, primary(1));
+  }
+  EXPECT_EQ(state.stack, std::vector<CUcontext>{primary(0)});
+  EXPECT_EQ(state.allocations, allocations);
+  EXPECT_EQ(state.synchronizations, synchronizations);
+  // A block per 64 keys of each (K/V head, batch).
+  const FakeState::Launch &main = state.launches[1];
+  EXPECT_EQ(main.grid[0], 5u);
+  EXPECT_EQ(main.grid[1], 2u);
+  EXPECT_EQ(main.grid[2], 2u);
+  EXPECT_EQ(main.bwdParams.heads_q, 8);
+  EXPECT_EQ(reinterpret_cast<DevicePtr>(main.bwdParams.delta), args.workspace);
+  EXPECT_NE(main.bwdParams.dq_accum, nullptr);
+
+  // Deterministic: the Q-stationary dQ kernel instead of the atomic sum, a
+  // block per 64 queries of each (query head, batch).
+  state.launches.clear();
+  args.deterministic = true;
+  args.workspaceBytes = *kernel->workspaceBytes(args);
+  ASSERT_TRUE(kernel->launch(args, nullptr, Device::primary(1)).isOk());
+  ASSERT_EQ(state.launches.size(), 3u);
+  EXPECT_EQ(state.functionNames[state.launches[2].function], "fake_bwd_rules_dq");
+  EXPECT_EQ(state.launches[2].grid[0], 5u);
+  EXPECT_EQ(state.launches[2].grid[1], 8u);
+  EXPECT_EQ(state.launches[2].grid[2], 2u);
+  EXPECT_EQ(state.launches[2].bwdParams.dq_accum, nullptr);
+}
+
+TEST_F(FakeDriverLaunch, ABackwardSpecIsCheckedBeforeItIsDividedBy) {
+  auto kernel = buildFakeBackwardKernel(
+      "fake_bwd_spec", [](KernelSpec &spec) { spec.headsKV = 3; });
+  BackwardArgs args = backwardArgs(0);
+  args.workspace = reinterpret_cast<DevicePtr>(deviceMemory(0, 1 << 28));
+  args.workspaceBytes = *kernel->workspaceBytes(args);
+  Status s = kernel->launch(args);
+  EXPECT_NE(s.message().find("kernel fake_bwd_spec has an invalid spec: heads 8/3"),
+            std::string::npos)
+      << s.message();
+  EXPECT_TRUE(state.launches.empty());
+}
+
+TEST_F(FakeDriverLaunch, BackwardIsNotLoadedWhileTheStreamCaptures) {
+  auto kernel = buildFakeBackwardKernel("fake_bwd_capture");
+  BackwardArgs args = backwardArgs(0);
+  args.workspace = reinterpret_cast<DevicePtr>(deviceMemory(0, 1 << 28));
+  args.workspaceBytes = *kernel->workspaceBytes(args);
+  state.stack.push_back(primary(0));
+  state.capturing = true;
+  Status s = kernel->launch(args);
+  EXPECT_NE(s.message().find("is capturing a CUDA graph"), std::string::npos)
+      << s.message();
+  EXPECT_EQ(state.loads, 0);
+  state.capturing = false;
+  ASSERT_TRUE(kernel->load().isOk());
+  state.capturing = true;
+  ASSERT_TRUE(kernel->launch(args).isOk());
+  EXPECT_EQ(state.launches.size(), 3u);
+}
+
+// A window bound past every key changes no mask; the kernels add it to a
+// query's diagonal, so both directions clamp it to seq_q + seq_kv first.
+TEST_F(FakeDriverLaunch, WindowBoundsPastEveryKeyAreClampedInBothDirections) {
+  auto backward = buildFakeBackwardKernel("fake_bwd_window", [](KernelSpec &spec) {
+    spec.window = true;
+    spec.windowLeft = 2147483647;
+    spec.windowRight = 17;
+  });
+  BackwardArgs args = backwardArgs(0);
+  args.workspace = reinterpret_cast<DevicePtr>(deviceMemory(0, 1 << 28));
+  args.workspaceBytes = *backward->workspaceBytes(args);
+  state.stack.push_back(primary(0));
+  ASSERT_TRUE(backward->launch(args).isOk());
+  ASSERT_EQ(state.launches.size(), 3u);
+  for (const FakeState::Launch &launch : state.launches) {
+    EXPECT_EQ(launch.bwdParams.window_left, 600); // 300 queries + 300 keys
+    EXPECT_EQ(launch.bwdParams.window_right, 17);
+  }
+
+  state.launches.clear();
+  auto forward = buildFakeFlashKernel("fake_fwd_window", [](KernelSpec &spec) {
+    spec.window = true;
+    spec.windowLeft = 17;
+    spec.windowRight = 2147483647;
+  });
+  FlashArgs decode = decodeArgs(0);
+  decode.splits = 1;
+  ASSERT_TRUE(forward->launch(decode).isOk());
+  ASSERT_EQ(state.launches.size(), 1u);
+  EXPECT_EQ(state.launches[0].params.window_left, 17);
+  EXPECT_EQ(state.launches[0].params.window_right, 1001); // 1 query + 1000 keys
 }
 
 // The host side of a launch (validation, context, pointer checks, the

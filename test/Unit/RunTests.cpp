@@ -173,6 +173,29 @@ TEST_F(RunTest, SetInputGivesAnArgumentsValues) {
       << wrong.message();
 }
 
+TEST_F(RunTest, KeyLengthsOfFusedAttentionSpanItsKeys) {
+  // After fusion the lengths go to attn.flash, whose operand 0 is q: the
+  // keys are v's rows (300), not q's head dim (16).
+  Result<LoadedModule> loaded = loadModule(write("flash.mlir", R"(
+func.func @f(%q: tensor<32x1x8x16xbf16>, %k: tensor<32x1x300x16xbf16>, %v: tensor<32x1x300x16xbf16>,
+             %len: tensor<32xi32>) -> tensor<32x1x8x16xbf16> {
+  %o = attn.flash %q, %k, %v lengths(%len : tensor<32xi32>) {scale = 0.25 : f32, mask = #attn.mask<key_padding>}
+    : tensor<32x1x8x16xbf16>, tensor<32x1x300x16xbf16>, tensor<32x1x300x16xbf16> -> tensor<32x1x8x16xbf16>
+  return %o : tensor<32x1x8x16xbf16>
+}
+)"));
+  ASSERT_TRUE(loaded) << loaded.status().message();
+  std::mt19937_64 rng(5);
+  HostTensor lengths =
+      randomInput(loaded->func.getArgument(3), rng, loaded->func);
+  double longest = 0;
+  for (double x : lengths.data) {
+    EXPECT_TRUE(x >= 1 && x <= 300 && x == std::floor(x)) << x;
+    longest = std::max(longest, x);
+  }
+  EXPECT_GT(longest, 16);
+}
+
 TEST_F(RunTest, InputFilesMustMatchTheArguments) {
   Result<LoadedModule> loaded = loadModule(write("sdpa.mlir", kSdpa));
   ASSERT_TRUE(loaded);

@@ -7,7 +7,9 @@
 // runs the kernels on seeded random inputs (or .npy files), and on request
 // checks them against the float64 CPU reference of the original graph
 // (--check), times them with CUDA events (--bench) and prints a per-kernel
-// profile (--profile).
+// profile (--profile). --backward compiles and runs the training step
+// (--attn-derive-backward) instead, checked against the reference's
+// evaluation of the step.
 //
 // The work is in lib/Run (AttnRun); this file is options and printing.
 //
@@ -19,6 +21,7 @@
 #include "attn/Run/Module.h"
 #include "attn/Run/Profile.h"
 #include "attn/Run/Runner.h"
+#include "attn/Runtime/KernelVariants.h"
 #include "attn/attn.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -130,6 +133,21 @@ cl::opt<bool> unfusedOption(
     cl::desc("Do not fuse: run every graph op as its own kernel "
              "(--attn-lower-unfused, the shape of PyTorch's math backend)"),
     cl::cat(category));
+cl::opt<bool> backwardOption(
+    "backward",
+    cl::desc("Derive the backward (--attn-derive-backward): the function "
+             "becomes a training step taking the output's gradient and "
+             "returning dq, dk, dv after its results; --check compares them "
+             "with the reference's evaluation of the step"),
+    cl::cat(category));
+cl::opt<bool> biasGradOption(
+    "bias-grad", cl::desc("With --backward: the bias gradient too"),
+    cl::cat(category));
+cl::opt<bool> deterministicOption(
+    "deterministic",
+    cl::desc("Backward kernels without atomics (bitwise identical results "
+             "run to run)"),
+    cl::cat(category));
 cl::opt<bool> printIR("print-ir", cl::desc("Print the IR after the pipeline"),
                       cl::cat(category));
 
@@ -142,15 +160,23 @@ int fail(const std::string &message) {
 void printKernels(const attn::CompiledModule &compiled) {
   std::printf("%-58s %-8s %5s %6s %7s %7s %9s  %s\n", "kernel", "variant",
               "regs", "spill", "stack", "smem", "build", "cache");
-  for (const auto &k : compiled.kernels) {
-    const attn::KernelSpec &s = k->spec();
-    auto registers = k->registers();
-    std::printf("%-58s %-8s %5s %6d %7d %7d %7.1fms  %s\n", s.name.c_str(),
+  auto row = [](attn::Kernel &k, const std::string &note) {
+    const attn::KernelSpec &s = k.spec();
+    auto registers = k.registers();
+    std::printf("%-58s %-8s %5s %6d %7d %7d %7.1fms  %s%s\n", s.name.c_str(),
                 s.variant.c_str(),
                 registers ? std::to_string(*registers).c_str() : "-",
-                k->ptxas().spillStoreBytes + k->ptxas().spillLoadBytes,
-                k->ptxas().stackFrameBytes, attn::run::sharedBytes(*k),
-                k->buildMs(), attn::cacheOutcomeName(k->cacheOutcome()));
+                k.ptxas().spillStoreBytes + k.ptxas().spillLoadBytes,
+                k.ptxas().stackFrameBytes, attn::run::sharedBytes(k),
+                k.buildMs(), attn::cacheOutcomeName(k.cacheOutcome()),
+                note.c_str());
+  };
+  for (const auto &k : compiled.kernels) {
+    row(*k, "");
+    // A dynamic key length: the kernel its long launches run.
+    if (attn::Kernel *longKeys = k->longKeysKernel())
+      row(*longKeys, " (launches past " +
+                         std::to_string(attn::kAlignedKeysUpTo) + " keys)");
   }
 }
 
@@ -162,8 +188,11 @@ attn::Result<bool> printCheck(const attn::run::LoadedModule &loaded,
   auto outputs = attn::run::downloadResults(execution);
   if (!outputs)
     return outputs.status();
+  // The gradients of a training step have no graph to check against: the
+  // reference evaluates the step's attn.flash and attn.flash_bwd.
   auto checked = attn::run::checkAgainstReference(
-      loaded.originalFunc, inputs, *outputs, slicesOption, rng, toleranceOption);
+      backwardOption ? loaded.func : loaded.originalFunc, inputs, *outputs,
+      slicesOption, rng, toleranceOption);
   if (!checked)
     return checked.status();
   bool pass = true;
@@ -260,8 +289,9 @@ int main(int argc, char **argv) {
       "it against the float64 CPU reference, time and profile it.\n\n"
       "Attention chains are fused into attn.flash kernels; with --unfused, "
       "or for a file of attn.kernel ops (attn-opt --attn-lower-unfused), "
-      "every graph op runs as its own kernel. --bench times each kernel and "
-      "the function's kernels back to back.\n\n"
+      "every graph op runs as its own kernel. --backward runs the training "
+      "step instead: the forward and its derived backward. --bench times "
+      "each kernel and the function's kernels back to back.\n\n"
       "Without a GPU, prints the compile-only report (variant, ptxas "
       "resources, compile time, cache hit or miss) and exits 0.\n");
 
@@ -296,8 +326,15 @@ int main(int argc, char **argv) {
                         numWarpsOption || stagesOption))
     return fail("--unfused runs no fused kernel; --variant and the tile "
                 "options do not apply");
+  if (!backwardOption && (biasGradOption || deterministicOption))
+    return fail("--bias-grad and --deterministic apply to --backward");
+  if (backwardOption && checkIROption)
+    return fail("--check-ir compares the compiled IR with the original graph; "
+                "a training step (--backward) has no graph to compare with");
   attn::CompileOptions compileOptions;
   compileOptions.unfused = unfusedOption;
+  compileOptions.backward = backwardOption;
+  compileOptions.backwardBiasGrad = biasGradOption;
   compileOptions.variant = variantOption;
   compileOptions.blockM = blockMOption;
   compileOptions.blockN = blockNOption;
@@ -375,6 +412,7 @@ int main(int argc, char **argv) {
   runOptions.bshd = bshd;
   runOptions.splits = splitsOption;
   runOptions.batchInvariant = batchInvariantOption;
+  runOptions.deterministic = deterministicOption;
   auto execution = attn::run::runFunction(loaded->func, compiled->kernels,
                                           inputs, runOptions);
   if (!execution)

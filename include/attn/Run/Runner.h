@@ -1,7 +1,9 @@
 //===- Runner.h - Running a compiled function on the GPU --------*- C++ -*-===//
 //
-// Walks the function op by op: attn.flash and attn.kernel ops launch their
-// compiled kernels on device tensors, casts between fused kernels alias,
+// Walks the function op by op: attn.flash, attn.flash_bwd and attn.kernel
+// ops launch their compiled kernels on device tensors (a training step's
+// forward writes o and the logsumexp its backward reads), casts between
+// fused kernels alias,
 // constants (hoisted out of score_mod regions) are in the kernels already.
 // Each launch is kept, ready to enqueue again for timing.
 //
@@ -28,7 +30,8 @@ struct Launch {
   std::shared_ptr<Kernel> kernel;
   std::function<Status()> enqueue;
   std::optional<FlashArgs> flashArgs; ///< for fused attention
-  std::shared_ptr<DeviceBuffer> workspace; ///< split-KV partials
+  /// Split-KV partials, or the backward's sums (owned by the launch).
+  std::shared_ptr<DeviceBuffer> workspace;
   Kernel::Grid grid;
   double flops = 0, bytes = 0;
   /// Key tiles of every query block, none skipped (0: the grid's blocks
@@ -45,6 +48,8 @@ struct RunOptions {
   int splits = 0;
   /// FlashArgs::batchInvariant of every fused launch.
   bool batchInvariant = false;
+  /// BackwardArgs::deterministic of every backward launch.
+  bool deterministic = false;
 };
 
 /// The function on the device: its values and the launches that made them.

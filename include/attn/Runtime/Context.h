@@ -96,6 +96,33 @@ struct FlashArgs {
   bool batchInvariant = false;
 };
 
+/// The operands of one backward launch (a KernelKind::FlashBackward kernel,
+/// from attn.flash_bwd): the forward's operands, output and logsumexp, the
+/// output's gradient, and where to write the gradients. Shapes follow the
+/// forward's (FlashArgs); gradK and gradV have the K/V head count.
+struct BackwardArgs {
+  int batch = 0, seqQ = 0, seqKV = 0;
+  TensorArg q, k, v, o, gradOutput;
+  const float *lse = nullptr;   ///< [batch, headsQ, seqQ] f32, as the forward wrote it
+  TensorArg gradQ, gradK, gradV; ///< written, in the element type
+  const int *lengths = nullptr; ///< [batch] i32, with key_padding
+  TensorArg keep;               ///< u8 (bool), with keep; strides 0 to broadcast
+  TensorArg bias;               ///< with bias; strides 0 to broadcast
+  /// With a bias gradient: written, in the bias's element type, with the
+  /// bias's extents (1 where its stride is 0: those dimensions are summed).
+  TensorArg gradBias;
+  /// No atomics: dQ from a second, Q-stationary kernel; bitwise identical
+  /// results run to run (a bias that broadcasts cannot get its gradient).
+  bool deterministic = false;
+  /// Device memory of at least Kernel::workspaceBytes(args) bytes,
+  /// 256-byte aligned (the f32 sums and D), used until the launch's work on
+  /// the stream is done. The caller owns it, as FlashArgs::workspace.
+  DevicePtr workspace = 0;
+  size_t workspaceBytes = 0;
+  /// The tensors the score_mod reads, as FlashArgs::scoreModCaptures.
+  const void *scoreModCaptures[kMaxScoreModCaptures] = {};
+};
+
 /// The operands of one graph-op kernel (the unfused path): one per input of
 /// the attn.kernel, in order, and the result (which may share the first
 /// input's memory, for an in_place kernel). Strides are those of the rank-4
@@ -158,7 +185,9 @@ public:
   /// args.splits is 0).
   Result<int> splitsFor(const FlashArgs &args, Device device = {});
   /// Bytes of workspace a launch with `args` on `stream` in `device` needs
-  /// (FlashArgs::workspace): 0 unless it splits.
+  /// (FlashArgs::workspace): 0 unless it splits the keys or a persistent
+  /// kernel schedules its tiles dynamically (a 4-byte counter the launch
+  /// zeroes in stream order).
   Result<size_t> workspaceBytes(const FlashArgs &args, Stream stream = nullptr,
                                 Device device = {});
   int blockThreads() const { return spec_.threads; }
@@ -176,6 +205,17 @@ public:
   /// launch) before capturing.
   Status load(Device device = {});
 
+  /// Launches with more than `fromKeys` keys (and their splits, workspace
+  /// and loading) go to `kernel`: the same attention with tiles for long
+  /// keys, compiled beside this one where the key length is dynamic
+  /// (KernelVariants.h, kLongKeysConfigAttr).
+  void setLongKeysKernel(std::shared_ptr<Kernel> kernel, int64_t fromKeys) {
+    longKeys_ = std::move(kernel);
+    longKeysFrom_ = fromKeys;
+  }
+  /// That kernel, or null.
+  Kernel *longKeysKernel() const { return longKeys_.get(); }
+
   /// Checks sizes, alignment and strides against the spec (no GPU needed).
   Status validate(const FlashArgs &args) const;
   /// Validates, checks that every pointer is memory of the launch's device,
@@ -188,7 +228,19 @@ public:
   Status launch(const GraphArgs &args, Stream stream = nullptr,
                 Device device = {});
 
+  /// The backward (KernelKind::FlashBackward): the workspace a launch with
+  /// `args` needs (from its sizes and mode alone; no GPU needed), the
+  /// checks of validate(FlashArgs), and the launch: up to four kernels
+  /// enqueued on `stream` in `device`'s context, with the same rules as a
+  /// forward launch (pointers of that device, the caller's workspace, no
+  /// allocation, synchronization or load during capture).
+  Result<size_t> workspaceBytes(const BackwardArgs &args) const;
+  Status validate(const BackwardArgs &args) const;
+  Status launch(const BackwardArgs &args, Stream stream = nullptr,
+                Device device = {});
+
   ~Kernel();
+
 
 private:
   friend class Context;
@@ -201,6 +253,10 @@ private:
     void *module = nullptr;
     void *function = nullptr;
     void *combine = nullptr; ///< the split-KV merge kernel (fused attention)
+    /// The backward's other kernels: D and zeroing, deterministic dQ, and
+    /// the conversion of the f32 sums.
+    void *backwardPre = nullptr, *backwardDq = nullptr,
+         *backwardConvert = nullptr;
     int residentPerSm = 0;
   };
   /// The kernel loaded in `context`, the current one (of a ContextScope);
@@ -208,7 +264,23 @@ private:
   /// a CUDA graph.
   Result<Loaded *> loadedIn(void *context, Stream stream, bool checkCapture);
   Result<int> splitsIn(Loaded &loaded, const FlashArgs &args) const;
+  /// The caller's workspace of a launch: the partial outputs of `splits`
+  /// splits, then, where a persistent kernel with a causal mask or a window
+  /// has more work tiles than blocks, the counter of its dynamic tile
+  /// scheduler (without room for it, tiles are assigned statically).
+  struct ForwardWorkspace {
+    size_t splitBytes = 0;
+    bool counter = false;
+    size_t counterOffset = 0;
+    size_t bytes = 0;
+  };
+  ForwardWorkspace forwardWorkspace(const Loaded &loaded, const FlashArgs &args,
+                                  int splits) const;
+  /// Blocks of a persistent launch of `tiles` work tiles: one per resident
+  /// slot, at most one per tile.
+  static unsigned persistentBlocks(const Loaded &loaded, long long tiles);
   Status checkPointers(const FlashArgs &args, int ordinal) const;
+  Status checkPointers(const BackwardArgs &args, int ordinal) const;
   /// The TMA descriptors of q, k and v for a persistent kernel's launch.
   Status encodeTmaMaps(Driver &driver, const FlashParams &params,
                        TmaMaps &maps) const;
@@ -220,6 +292,12 @@ private:
   double buildMs_ = 0;
   /// FlashParams' fields that the spec fixes, filled at build.
   std::unique_ptr<FlashParams> baseParams_;
+  std::shared_ptr<Kernel> longKeys_;
+  int64_t longKeysFrom_ = 0;
+  /// The kernel that runs a launch of `keys` keys: this one or longKeys_.
+  Kernel *forKeys(int64_t keys) {
+    return longKeys_ && keys > longKeysFrom_ ? longKeys_.get() : this;
+  }
   std::mutex loadMutex_;
   std::vector<std::unique_ptr<Loaded>> loaded_;
   std::atomic<Loaded *> lastLoaded_{nullptr};

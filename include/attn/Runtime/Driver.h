@@ -149,6 +149,10 @@ public:
   Status launch(void *function, unsigned gridX, unsigned gridY, unsigned gridZ,
                 unsigned block, unsigned sharedBytes, Stream stream,
                 void **args);
+  /// Sets `count` 32-bit words at dst to value, in stream order (a memset
+  /// node under graph capture).
+  Status fillWordsAsync(DevicePtr dst, unsigned value, size_t count,
+                        Stream stream);
 
   // For tools and tests: in Device::current() (the thread's current
   // context, or $ATTN_DEVICE's primary one).

@@ -1,8 +1,8 @@
 //===- KernelSpec.h - What the runtime needs to launch a kernel -*- C++ -*-===//
 //
-// Produced by the CUDA emitter from a configured attn.flash or an
-// attn.kernel, consumed by the runtime. Plain C++: the runtime has no MLIR
-// dependency.
+// Produced by the CUDA emitter from a configured attn.flash or
+// attn.flash_bwd, or an attn.kernel, consumed by the runtime. Plain C++: the
+// runtime has no MLIR dependency.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,9 +18,10 @@
 
 namespace attn {
 
-/// What a kernel computes: fused attention (FlashParams), or one graph op of
-/// the unfused path (GraphParams).
-enum class KernelKind { Flash, GraphOp };
+/// What a kernel computes: fused attention (FlashParams), one graph op of
+/// the unfused path (GraphParams), or the backward of fused attention
+/// (FlashBwdParams: the entry and its _pre, _dq and _convert kernels).
+enum class KernelKind { Flash, GraphOp, FlashBackward };
 
 /// One emitted kernel and its launch contract.
 struct KernelSpec {
@@ -59,6 +60,11 @@ struct KernelSpec {
   /// Paged K/V caches read through a block table (FlashArgs::blockTable);
   /// seqKV is then the keys per sequence (pages per sequence x page size).
   bool paged = false;
+
+  // The backward: whether it computes the bias gradient, and the threads and
+  // dynamic shared memory of its deterministic dQ kernel (<name>_dq).
+  bool biasGrad = false;
+  int backwardDqThreads = 0, backwardDqSharedBytes = 0;
 
   // Shapes from the IR; -1 where dynamic (given at launch). A ragged
   // batch's: its sequences and the packed tokens of q and k.

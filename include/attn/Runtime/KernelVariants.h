@@ -1,10 +1,12 @@
-//===- KernelVariants.h - The table of forward kernel variants --*- C++ -*-===//
+//===- KernelVariants.h - The tables of kernel variants ---------*- C++ -*-===//
 //
 // Every forward-attention kernel variant in one table: what it needs of the
 // GPU and the operands, which tiles it takes, its shared-memory and register
 // model, and how it is launched. Plain C++ below the dialect: the
 // #attn.config verifier, the flash op's verifier, the cost model, the CUDA
 // emitter and the runtime all read it, so a variant's rules live here once.
+// The backward's variants (attn.flash_bwd, #attn.backward_config) have a
+// table of their own beside it, read by the same readers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +22,15 @@ namespace attn {
 
 /// Largest head dimension any kernel supports.
 constexpr int64_t kMaxHeadDim = 256;
+
+/// Key lengths up to which a persistent kernel's key tiles had better divide
+/// 128 (bench/NOTES.md step 17). Where the key length is dynamic, an
+/// attn.flash gets those tiles and, under kLongKeysConfigAttr, the tiles for
+/// longer keys: both are compiled and a launch with more keys than this
+/// runs the second (Kernel::setLongKeysKernel).
+constexpr int64_t kAlignedKeysUpTo = 8192;
+/// The discardable attribute (an #attn.config) of those second tiles.
+constexpr const char *kLongKeysConfigAttr = "attn.long_keys_config";
 
 /// A tile configuration (what #attn.config<...> holds besides the variant).
 struct TileConfig {
@@ -79,6 +90,66 @@ const std::vector<KernelVariant> &kernelVariants();
 const KernelVariant *findKernelVariant(std::string_view name);
 /// "sm80, sm90, sm90ws": for messages.
 std::string knownVariantNames();
+
+/// A backward variant: the kernels of one attn.flash_bwd. Its main kernel
+/// is K/V-stationary (a block owns block_n keys of one K/V head and sweeps
+/// the query tiles of block_m rows; dK, dV in registers, dQ by f32
+/// atomics); a Q-stationary kernel computes dQ instead in the deterministic
+/// mode (a block owns block_m query rows). TileConfig is what
+/// #attn.backward_config holds besides the variant.
+struct BackwardKernelVariant {
+  std::string_view name;    ///< as #attn.backward_config spells it
+  std::string_view summary; ///< one line for messages and docs
+  /// The header the emitted source includes, and the templates of the
+  /// K/V-stationary and the deterministic dQ kernel (each with a Config).
+  std::string_view header, kvTemplate, dqTemplate;
+  int minCapability;
+  bool archSpecific;
+
+  /// Why the tiles are not valid for the variant ("" if they are).
+  std::string (*checkTiles)(const TileConfig &tiles);
+  /// What the variant needs that the operands lack, as a phrase after
+  /// "needs" ("" if it supports them).
+  std::string (*checkOperands)(const OperandShape &shape);
+  /// Why the tiles do not serve the operands (head dims that the warps
+  /// cannot split), "" if they do.
+  std::string (*checkTilesFor)(const TileConfig &tiles,
+                               const OperandShape &shape);
+  /// Dynamic shared memory of a block of the K/V-stationary and of the dQ
+  /// kernel, bytes (the templates static_assert the same numbers), and the
+  /// dQ kernel's threads.
+  int64_t (*sharedBytes)(const TileConfig &tiles, const OperandShape &shape);
+  int64_t (*dqSharedBytes)(const TileConfig &tiles, const OperandShape &shape);
+  int64_t (*dqThreads)(const TileConfig &tiles);
+  /// Estimated registers per thread of each kernel, and the most each may
+  /// use without spilling (below the architecture's 255: ptxas needs room
+  /// for temporaries).
+  int64_t (*registers)(const TileConfig &tiles, const OperandShape &shape);
+  int64_t (*dqRegisters)(const TileConfig &tiles, const OperandShape &shape);
+  int64_t registerLimit, dqRegisterLimit;
+  /// Tile configurations in order of preference: the cost model takes the
+  /// first that fits.
+  std::vector<TileConfig> (*candidates)(const OperandShape &shape);
+
+  int64_t threads(const TileConfig &tiles) const { return 32 * tiles.numWarps; }
+  /// The larger of the two kernels' shared memory.
+  int64_t maxSharedBytes(const TileConfig &tiles,
+                         const OperandShape &shape) const {
+    int64_t kv = sharedBytes(tiles, shape), dq = dqSharedBytes(tiles, shape);
+    return kv > dq ? kv : dq;
+  }
+  /// Why the tiles do not fit `maxSharedPerBlock` bytes of shared memory or
+  /// the register limits with the operands ("" if they fit).
+  std::string checkFits(const TileConfig &tiles, const OperandShape &shape,
+                        int64_t maxSharedPerBlock) const;
+};
+
+/// Every backward variant, in order of preference.
+const std::vector<BackwardKernelVariant> &backwardKernelVariants();
+/// The backward variant called `name`, or null.
+const BackwardKernelVariant *findBackwardKernelVariant(std::string_view name);
+/// "sm80": for messages.
+std::string knownBackwardVariantNames();
 
 } // namespace attn
 

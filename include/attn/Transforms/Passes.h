@@ -35,6 +35,9 @@ std::string unsupportedArchMessage(llvm::StringRef name);
 /// `arch`; reports on the op and fails where it does not fit. Ops without a
 /// config pass.
 LogicalResult verifyConfigFits(FlashOp op, const ArchInfo &arch);
+/// The same for the #attn.backward_config of an attn.flash_bwd, with the
+/// table's backward variants (both of its kernels).
+LogicalResult verifyConfigFits(FlashBwdOp op, const ArchInfo &arch);
 
 /// What --attn-pipeline (and the C++ API's compile) runs.
 struct AttnPipelineOptions {
@@ -47,10 +50,17 @@ struct AttnPipelineOptions {
   /// Instead of fusing and configuring, run every graph op as its own kernel
   /// (attn-lower-unfused).
   bool unfused = false;
+  /// After fusing, derive the backward (attn-derive-backward): each function
+  /// returning an attn.flash becomes a training step. `biasGrad`: also the
+  /// gradient of each bias operand. The backward is derived from fused
+  /// attention: with `unfused`, the derive pass finds nothing and fails.
+  bool backward = false;
+  bool biasGrad = false;
 };
 
-/// Adds the pipeline to `pm`: canonicalize, then attn-fuse, canonicalize and
-/// attn-select-config, or attn-lower-unfused when `options.unfused`.
+/// Adds the pipeline to `pm`: canonicalize, then attn-fuse, canonicalize,
+/// (with `backward`) attn-derive-backward and attn-select-config, or
+/// attn-lower-unfused when `options.unfused`.
 void buildAttnPipeline(OpPassManager &pm, const AttnPipelineOptions &options);
 
 /// Registers --attn-pipeline.

@@ -49,18 +49,26 @@ def AttnSelectConfigPass : Pass<"attn-select-config"> {
     A cost model picks, for the target `arch`, the variant and the
     `block_m`/`block_n`/`num_warps`/`stages` that fit shared memory and
     registers and fill the multiprocessors, and records the choice as
-    `#attn.config<...>`. On sm_90a, head dims that are multiples of 64 with
-    an untransposed K get the `sm90` variant (wgmma, a warpgroup per 64
-    rows); everything else gets `sm80` (mma.sync). Any of the tile options given on the command line
-    overrides the model. Ops that already carry a config keep it unless an
+    `#attn.config<...>`. The variants are the table of
+    include/attn/Runtime/KernelVariants.h: on sm_90a, head dims that are
+    multiples of 16 with an untransposed K get `sm90ws` (TMA producer,
+    warp-specialized wgmma consumers, persistent) where it is the fastest
+    that fits, else `sm90` (head dims multiples of 64) or `sm80` (mma.sync,
+    multiples of 8), with a remark naming why the faster variant could not
+    serve. Any of the tile options given on the command line overrides the
+    model. Ops that already carry a config keep it unless an
     override is given. An op no kernel supports (head dim over 256 or not a
-    multiple of 8) is an error.
+    multiple of 8) is an error. An `attn.flash_bwd` without a config gets a
+    `#attn.backward_config<...>`: of the table's backward variants
+    (`KernelVariants.h`), the first candidate tiles that split its head
+    dims and fit shared memory and the register limits of both of its
+    kernels (the overrides are the forward's).
   }];
   let options = [
     Option<"arch", "arch", "std::string", /*default=*/"\"sm_80\"",
            "Target GPU: sm_80, sm_86, sm_89 or sm_90a">,
     Option<"variant", "variant", "std::string", /*default=*/"\"\"",
-           "Override: kernel variant, sm80 or sm90 (empty = model)">,
+           "Override: kernel variant, sm90ws, sm90 or sm80 (empty = model)">,
     Option<"blockM", "block-m", "int64_t", /*default=*/"0",
            "Override: query rows per tile (0 = model)">,
     Option<"blockN", "block-n", "int64_t", /*default=*/"0",
@@ -69,6 +77,52 @@ def AttnSelectConfigPass : Pass<"attn-select-config"> {
            "Override: warps per block (0 = model)">,
     Option<"stages", "stages", "int64_t", /*default=*/"0",
            "Override: K/V pipeline stages (0 = model)">
+  ];
+}
+
+def AttnDeriveBackwardPass : Pass<"attn-derive-backward", "::mlir::ModuleOp"> {
+  let summary = "Derive the backward of attn.flash: a function becomes a training step";
+  let description = [{
+    Rewrites each function that returns the output of an `attn.flash` into
+    a training step: for each such op, in the order of the function's
+    operations, the function takes one more argument, the gradient of the
+    loss with respect to that output (`grad_output`, appended after the
+    existing arguments), and returns, after its results, the gradients with
+    respect to the op's `q`, `k` and `v` operands (and its `bias`, with
+    `bias-grad`). Between them an `attn.flash_bwd` carries the forward's
+    attributes, mask operands, `score_mod` and its captures, and the
+    derivative of the `score_mod` with respect to the score
+    (`score_mod_grad`, on the same arguments), built by differentiating the
+    region op by op (forward mode, the rules of `ScoreModDerivatives.cpp`,
+    which name every op of the score_mod op table; integer, comparison and
+    rounding ops have zero derivative).
+    A forward without a logsumexp result gets one: the backward reads it.
+
+    ```mlir
+    func.func @f(%q, %k, %v) -> tensor<...> {
+      %o = attn.flash %q, %k, %v {...} : ...
+      return %o
+    }
+    // becomes
+    func.func @f(%q, %k, %v, %grad_o) -> (tensor<...>, dq, dk, dv) {
+      %o, %lse = attn.flash %q, %k, %v {...} : ...
+      %dq, %dk, %dv = attn.flash_bwd %q, %k, %v, %o, %grad_o, %lse {...} : ...
+      return %o, %dq, %dk, %dv
+    }
+    ```
+
+    The runtime compiles the step's two kernels, which a caller (attn-run
+    --backward, a torch autograd Function) launches separately: the
+    forward, which saves `o` and `lse`, and later the backward. Run it
+    after `--attn-fuse`. An `attn.flash` whose output other ops use, a
+    module without an `attn.flash`, and a `score_mod` op that has no
+    derivative (a `bitcast` of the score) are errors.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+  let options = [
+    Option<"biasGrad", "bias-grad", "bool", /*default=*/"false",
+           "Also return the gradient of each bias operand">
   ];
 }
 

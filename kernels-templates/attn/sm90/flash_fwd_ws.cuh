@@ -1,18 +1,26 @@
 // Forward flash attention for sm_90a, warp-specialized and persistent:
 // one block per SM loops over work tiles (tile_scheduler.h). Warpgroup 0 is
-// the producer: one thread loads Q, K and V with TMA into shared memory and
-// the loads complete on mbarriers (a full and an empty barrier per stage, K
-// and V in rings of their own, so S = Q K^T can start before V lands). The
-// other kConsumers warpgroups each own 64 query rows of the tile and run the
-// cp.async kernel's schedule on wgmma: step i issues S_i = Q K_i^T and
+// the producer: one thread loads Q and K, another V, with TMA into shared
+// memory, and the loads complete on mbarriers (a full and an empty barrier
+// per stage, K and V in rings of their own, so S = Q K^T can start before V
+// lands). The other kConsumers warpgroups each own 64 query rows of the tile
+// and run the cp.async kernel's schedule on wgmma: step i issues S_i = Q K_i^T and
 // O += P_{i-1} V_{i-1} together and runs the softmax of S_i while the
 // second product is in flight. Between consumers, named barriers take turns
 // issuing products (ping-pong), so one warpgroup's softmax runs while the
 // tensor cores work on another's products.
 //
+// Work tiles: a scheduler warp of the producer warpgroup picks them (the
+// block's first, then the next of a global counter, FlashParams::
+// tile_counter, or without one every gridDim.x-th), decodes each and hands
+// it to the loading threads and the consumers through a ring of two shared
+// slots, so the next tile is known while the last one's output is stored;
+// a tile with end -1 stops everyone. (The loading threads keep only their
+// own rings: within the producer's 24 registers more would spill.)
+//
 // Shared memory (1024-byte aligned, every tile in 128-byte-swizzled blocks
 // of 64 columns, as TMA writes them and wgmma reads them): Q, kStages K and
-// V stages, then the barriers. Mask, softmax and epilogue are the shared
+// V stages, then the barriers and the tile slots. Mask, softmax and epilogue are the shared
 // components; tiles past seq_q / seq_kv read as zeros (TMA fills them).
 //
 // The configuration C is the cp.async kernel's (see flash_fwd.cuh), with
@@ -41,18 +49,28 @@ template <class C> struct FlashForwardWS {
   static constexpr int kBytesQ = kBlockM * 128 * kBlocksQK;
   static constexpr int kBytesK = kBlockN * 128 * kBlocksQK;
   static constexpr int kBytesV = kBlockN * 128 * kBlocksV;
-  // qFull, qEmpty, then kFull, kEmpty, vFull, vEmpty per stage.
-  static constexpr int kBarriers = 2 + 4 * kStages;
-  static constexpr int kSharedBytes =
-      1024 + kBytesQ + kStages * (kBytesK + kBytesV) + 8 * kBarriers;
+  // Work-tile slots between producer and consumers.
+  static constexpr int kTileSlots = 2;
+  // qFull, qEmpty, then kFull, kEmpty, vFull, vEmpty per stage, then
+  // tileFull, tileEmpty per slot.
+  static constexpr int kBarriers = 2 + 4 * kStages + 2 * kTileSlots;
+  static constexpr int kSlotBytes = 32; // a Tile
+  // The slots after the barriers, 16-byte aligned for vector accesses.
+  static constexpr int kSlotsOffset = (8 * kBarriers + 15) / 16 * 16;
+  static constexpr int kSharedBytes = 1024 + kBytesQ +
+                                      kStages * (kBytesK + kBytesV) +
+                                      kSlotsOffset + kSlotBytes * kTileSlots;
   static constexpr int kNTiles = kBlockN / 8;
   static constexpr int kOTiles = kDimV / 8;
   static constexpr TileOrder kOrder = tileOrderFor(Mask<C>::kPositional);
   // Registers per thread after reallocation: 128 producer threads and
-  // 128 kConsumers consumer threads share the SM's 64K (one consumer needs
-  // no reallocation).
+  // 128 kConsumers consumer threads share what the launch gave the block
+  // (65536 / kThreads each, rounded down to 8), or setmaxnreg.inc would
+  // wait forever; one consumer needs no reallocation (KernelVariants.cpp's
+  // register limits follow these).
   static constexpr int kProducerRegisters = kConsumers == 2 ? 24 : 32;
-  static constexpr int kConsumerRegisters = kConsumers == 1 ? 255 : kConsumers == 2 ? 240 : 160;
+  static constexpr int kConsumerRegisters =
+      kConsumers == 1 ? 255 : kConsumers == 2 ? 240 : 160;
 
   static_assert(kConsumers >= 1 && kConsumers <= 3, "1 to 3 consumer warpgroups");
   static_assert(kBlockM == 64 * kConsumers, "each consumer owns 64 rows");
@@ -63,8 +81,9 @@ template <class C> struct FlashForwardWS {
   static_assert(!C::kTransposeK, "TMA tiles of K^T would need MN-major K");
   static_assert(kConsumers == 1 ||
                     128 * kProducerRegisters +
-                            128 * kConsumers * kConsumerRegisters <= 65536,
-                "the register budget of one block per SM");
+                            128 * kConsumers * kConsumerRegisters <=
+                        kThreads * (65536 / kThreads / 8 * 8),
+                "the registers the launch gives one block per SM");
 
   using Product = Wgmma<typename C::Element, kBlockN>;
   using Update = Wgmma<typename C::Element, kDimV>;
@@ -90,86 +109,150 @@ template <class C> struct FlashForwardWS {
     __device__ __forceinline__ u32 vEmpty(int s) const {
       return bars + 16 + 8 * (3 * kStages + s);
     }
-  };
-
-  /// A position in a ring of kStages buffers and the parity of its use.
-  struct Ring {
-    int stage = 0;
-    u32 phase = 0;
-    __device__ __forceinline__ void advance() {
-      if (++stage == kStages) {
-        stage = 0;
-        phase ^= 1;
-      }
+    __device__ __forceinline__ u32 tileFull(int s) const {
+      return bars + 16 + 8 * (4 * kStages + s);
+    }
+    __device__ __forceinline__ u32 tileEmpty(int s) const {
+      return bars + 16 + 8 * (4 * kStages + kTileSlots + s);
+    }
+    __device__ __forceinline__ u32 tileSlot(int s) const {
+      return bars + kSlotsOffset + kSlotBytes * s;
     }
   };
 
-  /// The work tiles of this block: blockIdx.x, then every gridDim.x-th.
-  /// Producer and consumers walk the same sequence, so no tile is handed
-  /// over through shared memory.
-  struct Tile {
-    int b, h, hk, m0, split, begin, end;
+  /// A position in a ring of kSize buffers and the parity of its use, as
+  /// one counter (registers are short on both sides).
+  template <int kSize> struct RingOf {
+    u32 count = 0;
+    __device__ __forceinline__ int stage() const { return count % kSize; }
+    __device__ __forceinline__ u32 phase() const { return (count / kSize) & 1; }
+    __device__ __forceinline__ void advance() { ++count; }
   };
-  static __device__ __forceinline__ Mask<C> tileAt(const FlashParams &p,
-                                                   int index, Tile &t) {
+  using Ring = RingOf<kStages>;
+
+  /// A work tile's coordinates and its key tiles [begin, end); end -1: no
+  /// more work.
+  struct Tile {
+    int b, h, hk, m0, begin, end; // what the loading thread reads
+    int split, unused;
+  };
+  static_assert(sizeof(Tile) == kSlotBytes, "a Tile fills a slot");
+  static __device__ __forceinline__ Tile tileAt(const FlashParams &p,
+                                                int index) {
     const WorkTile w = p.schedule.template tile<kOrder>(index);
-    Mask<C> mask(p, w.b, w.h, w.mBlock * kBlockM, kBlockM);
+    Tile t{};
     t.b = w.b;
     t.h = w.h;
     t.hk = w.h / (p.heads_q / p.heads_kv);
     t.m0 = w.mBlock * kBlockM;
     t.split = w.split;
-    mask.keyTiles(p, kBlockN, w.split, p.schedule.splits, t.begin, t.end);
-    return mask;
+    Mask<C>(p, w.b, w.h, t.m0, kBlockM)
+        .keyTiles(p, kBlockN, w.split, p.schedule.splits, t.begin, t.end);
+    return t;
+  }
+  static __device__ __forceinline__ Mask<C> maskOf(const FlashParams &p,
+                                                   const Tile &t) {
+    return Mask<C>(p, t.b, t.h, t.m0, kBlockM);
   }
 
-  static __device__ void produce(const FlashParams &p, const TmaMaps &maps,
-                                 const Layout &smem) {
-    prefetchTensorMap(&maps.q);
-    prefetchTensorMap(&maps.k);
-    prefetchTensorMap(&maps.v);
-    Ring kRing, vRing;
-    u32 qPhase = 0;
+  /// The scheduler warp's elected thread: publishes the block's tiles, then
+  /// an end marker.
+  static __device__ void schedule(const FlashParams &p, const Layout &smem) {
+    RingOf<kTileSlots> slots;
     const int numTiles = static_cast<int>(p.schedule.numTiles());
-    for (int index = blockIdx.x; index < numTiles; index += gridDim.x) {
-      Tile t;
-      tileAt(p, index, t);
-      // Q of the previous tile is free once every consumer finished its
-      // last S (the first wait passes: a fresh barrier's phase 1).
-      barrierWait(smem.qEmpty(), qPhase ^ 1);
-      barrierExpectBytes(smem.qFull(), kBytesQ);
-#pragma unroll
-      for (int j = 0; j < kBlocksQK; ++j)
-        tmaLoad4d(smem.q + j * kBlockM * 128, &maps.q, smem.qFull(), 64 * j,
-                  t.m0, t.h, t.b);
-      qPhase ^= 1;
-      // Key tiles from the last to the first (diagonal tiles first); V lags
-      // K by one tile, as the consumers need V_{i-1} after K_i.
-      auto loadK = [&](int n0) {
-        barrierWait(smem.kEmpty(kRing.stage), kRing.phase ^ 1);
-        barrierExpectBytes(smem.kFull(kRing.stage), kBytesK);
-#pragma unroll
+    for (int index = blockIdx.x;;) {
+      Tile t{};
+      t.end = -1; // no more work
+      if (index < numTiles)
+        t = tileAt(p, index);
+      barrierWait(smem.tileEmpty(slots.stage()), slots.phase() ^ 1);
+      const u32 slot = smem.tileSlot(slots.stage());
+      storeShared4(slot, t.b, t.h, t.hk, t.m0);
+      storeShared4(slot + 16, t.begin, t.end, t.split, t.unused);
+      barrierArrive(smem.tileFull(slots.stage()));
+      slots.advance();
+      if (index >= numTiles)
+        break;
+      // The next tile: from the counter, longest first across the grid (a
+      // block that drew short tiles draws again sooner); or statically.
+      index = p.tile_counter ? atomicAdd(p.tile_counter, 1) + gridDim.x
+                             : index + gridDim.x;
+    }
+  }
+  /// The next tile of the loading threads and the consumers (all but its
+  /// split). The loading threads release its slot at once; the consumers
+  /// after its epilogue (releaseTile), so that they need not hold the
+  /// split in registers through the mainloop.
+  template <bool kRelease>
+  static __device__ __forceinline__ Tile nextTile(const Layout &smem,
+                                                  RingOf<kTileSlots> &slots) {
+    barrierWait(smem.tileFull(slots.stage()), slots.phase());
+    const u32 slot = smem.tileSlot(slots.stage());
+    Tile t;
+    loadShared4(slot, t.b, t.h, t.hk, t.m0);
+    loadShared2(slot + 16, t.begin, t.end);
+    if (kRelease)
+      releaseTile(smem, slots);
+    return t;
+  }
+  static __device__ __forceinline__ int splitOf(const Layout &smem,
+                                                const RingOf<kTileSlots> &slots) {
+    int split, unused;
+    loadShared2(smem.tileSlot(slots.stage()) + 24, split, unused);
+    return split;
+  }
+  static __device__ __forceinline__ void
+  releaseTile(const Layout &smem, RingOf<kTileSlots> &slots) {
+    barrierArrive(smem.tileEmpty(slots.stage()));
+    slots.advance();
+  }
+
+  /// The loading threads (one per warp, so that each holds only its own
+  /// ring in the producer's few registers): Q and K (kLoadsV false), or V.
+  /// Key tiles run from the last to the first (diagonal tiles first), the
+  /// consumers' order.
+  template <bool kLoadsV>
+  static __device__ void produce(const TmaMaps &maps, const Layout &smem) {
+    const TensorMap *map = kLoadsV ? &maps.v : &maps.k;
+    if (!kLoadsV)
+      prefetchTensorMap(&maps.q);
+    prefetchTensorMap(map);
+    constexpr int kBlocks = kLoadsV ? kBlocksV : kBlocksQK;
+    constexpr int kBytes = kLoadsV ? kBytesV : kBytesK;
+    const u32 base = kLoadsV ? smem.v : smem.k;
+    Ring ring;
+    RingOf<kTileSlots> slots;
+    for (;;) {
+      const Tile t = nextTile</*kRelease=*/true>(smem, slots);
+      if (t.end < 0)
+        break;
+      if (!kLoadsV) {
+        // One Q per tile: the parity of its use is that of the tiles taken
+        // before, which the ring of two slots holds. Q of the previous tile
+        // is free once every consumer finished its last S (the first wait
+        // passes: a fresh barrier's phase 1).
+        static_assert(kTileSlots == 2, "the Q phase is the slot's");
+        const u32 qPhase = slots.stage() ^ 1;
+        barrierWait(smem.qEmpty(), qPhase ^ 1);
+        barrierExpectBytes(smem.qFull(), kBytesQ);
+        // Rolled loops: unrolled, ptxas keeps every block's address live
+        // and spills within the producer's 24 registers.
+#pragma unroll 1
         for (int j = 0; j < kBlocksQK; ++j)
-          tmaLoad4d(smem.k + kRing.stage * kBytesK + j * kBlockN * 128, &maps.k,
-                    smem.kFull(kRing.stage), 64 * j, n0, t.hk, t.b);
-        kRing.advance();
-      };
-      auto loadV = [&](int n0) {
-        barrierWait(smem.vEmpty(vRing.stage), vRing.phase ^ 1);
-        barrierExpectBytes(smem.vFull(vRing.stage), kBytesV);
-#pragma unroll
-        for (int j = 0; j < kBlocksV; ++j)
-          tmaLoad4d(smem.v + vRing.stage * kBytesV + j * kBlockN * 128, &maps.v,
-                    smem.vFull(vRing.stage), 64 * j, n0, t.hk, t.b);
-        vRing.advance();
-      };
-      for (int n = t.end - 1; n >= t.begin; --n) {
-        loadK(n * kBlockN);
-        if (n + 1 < t.end)
-          loadV((n + 1) * kBlockN);
+          tmaLoad4d(smem.q + j * kBlockM * 128, &maps.q, smem.qFull(), 64 * j,
+                    t.m0, t.h, t.b);
       }
-      if (t.end > t.begin)
-        loadV(t.begin * kBlockN);
+      for (int n = t.end - 1; n >= t.begin; --n) {
+        const u32 full = kLoadsV ? smem.vFull(ring.stage()) : smem.kFull(ring.stage());
+        const u32 empty = kLoadsV ? smem.vEmpty(ring.stage()) : smem.kEmpty(ring.stage());
+        barrierWait(empty, ring.phase() ^ 1);
+        barrierExpectBytes(full, kBytes);
+#pragma unroll 1
+        for (int j = 0; j < kBlocks; ++j)
+          tmaLoad4d(base + ring.stage() * kBytes + j * kBlockN * 128, map, full,
+                    64 * j, n * kBlockN, t.hk, t.b);
+        ring.advance();
+      }
     }
   }
 
@@ -193,14 +276,17 @@ template <class C> struct FlashForwardWS {
     const u64 qDesc = sharedDescriptor(smem.q + 64 * w * 128, 16, 1024);
     const int rowBase = 64 * w + 16 * (threadIdx.x / 32 % 4);
     Ring kRing, vRing;
-    u32 qPhase = 0;
+    RingOf<kTileSlots> slots;
     // The last consumer opens the first turn.
     if (kConsumers > 1 && w == kConsumers - 1)
       namedBarrierArrive(1, 256);
-    const int numTiles = static_cast<int>(p.schedule.numTiles());
-    for (int index = blockIdx.x; index < numTiles; index += gridDim.x) {
-      Tile t;
-      const Mask<C> mask = tileAt(p, index, t);
+    for (;;) {
+      const Tile t = nextTile</*kRelease=*/false>(smem, slots);
+      if (t.end < 0) {
+        releaseTile(smem, slots);
+        break;
+      }
+      const Mask<C> mask = maskOf(p, t);
       const int steps = t.end - t.begin;
       auto tileStart = [&](int i) { return (t.end - 1 - i) * kBlockN; };
 
@@ -219,7 +305,7 @@ template <class C> struct FlashForwardWS {
       // 16 columns of the head dim (32 bytes inside a swizzled row).
       auto issueScores = [&](float(&s)[1][kNTiles][4]) {
         const u64 kDesc =
-            sharedDescriptor(smem.k + kRing.stage * kBytesK, 16, 1024);
+            sharedDescriptor(smem.k + kRing.stage() * kBytesK, 16, 1024);
         wgmmaFence();
 #pragma unroll
         for (int kk = 0; kk < kDimQK / 16; ++kk) {
@@ -237,7 +323,7 @@ template <class C> struct FlashForwardWS {
       // O += P V of the V stage in vRing; V's 64-column blocks lie
       // kBlockN * 128 bytes apart, its 8-key row groups 1024.
       auto issueUpdate = [&]() {
-        const u64 vDesc = sharedDescriptor(smem.v + vRing.stage * kBytesV,
+        const u64 vDesc = sharedDescriptor(smem.v + vRing.stage() * kBytesV,
                                            kBlockN * 128, 1024);
         wgmmaFence();
 #pragma unroll
@@ -247,32 +333,34 @@ template <class C> struct FlashForwardWS {
       };
       auto releaseK = [&]() {
         if (leader)
-          barrierArrive(smem.kEmpty(kRing.stage));
+          barrierArrive(smem.kEmpty(kRing.stage()));
         kRing.advance();
       };
       auto releaseV = [&]() {
         if (leader)
-          barrierArrive(smem.vEmpty(vRing.stage));
+          barrierArrive(smem.vEmpty(vRing.stage()));
         vRing.advance();
       };
       auto softmax = [&](int i, float(&s)[1][kNTiles][4],
                          float(&alpha)[1][2]) {
         const int n0 = tileStart(i);
+        float logitScale;
         if (Mask<C>::kAlwaysElementwise || !mask.tileIsFull(p, n0, kBlockN)) {
-          mask.template apply<true>(p, n0, rowBase, s);
+          logitScale = mask.template apply<true>(p, n0, rowBase, s);
           ++maskedTiles;
         } else {
-          mask.template apply<false>(p, n0, rowBase, s);
+          logitScale = mask.template apply<false>(p, n0, rowBase, s);
         }
-        stats.update(s, alpha);
+        stats.update(s, alpha, logitScale);
       };
 
-      barrierWait(smem.qFull(), qPhase);
-      qPhase ^= 1;
+      // As the loading thread: the Q phase is the slot ring's (not yet
+      // advanced past this tile).
+      barrierWait(smem.qFull(), slots.stage());
       if (steps > 0) {
         // Step 0: S_0 alone (O is still zero).
         float s[1][kNTiles][4], alpha[1][2];
-        barrierWait(smem.kFull(kRing.stage), kRing.phase);
+        barrierWait(smem.kFull(kRing.stage()), kRing.phase());
         waitTurn(w);
         issueScores(s);
         passTurn(w);
@@ -284,10 +372,10 @@ template <class C> struct FlashForwardWS {
       }
       for (int i = 1; i < steps; ++i) {
         float s[1][kNTiles][4], alpha[1][2];
-        barrierWait(smem.kFull(kRing.stage), kRing.phase);
+        barrierWait(smem.kFull(kRing.stage()), kRing.phase());
         waitTurn(w);
         issueScores(s);
-        barrierWait(smem.vFull(vRing.stage), vRing.phase);
+        barrierWait(smem.vFull(vRing.stage()), vRing.phase());
         issueUpdate();
         passTurn(w);
         wgmmaWait<1>();
@@ -305,7 +393,7 @@ template <class C> struct FlashForwardWS {
       if (leader)
         barrierArrive(smem.qEmpty());
       if (steps > 0) {
-        barrierWait(smem.vFull(vRing.stage), vRing.phase);
+        barrierWait(smem.vFull(vRing.stage()), vRing.phase());
         waitTurn(w);
         issueUpdate();
         passTurn(w);
@@ -317,7 +405,9 @@ template <class C> struct FlashForwardWS {
         atomicAdd(&p.tile_stats[0], static_cast<unsigned long long>(steps));
         atomicAdd(&p.tile_stats[1], static_cast<unsigned long long>(maskedTiles));
       }
-      Epilogue<C>::store(p, t.b, t.h, t.m0, rowBase, t.split, o, stats);
+      Epilogue<C>::store(p, t.b, t.h, t.m0, rowBase, splitOf(smem, slots), o,
+                         stats);
+      releaseTile(smem, slots);
     }
     // The turn the last consumer passed after the last products.
     if (kConsumers > 1 && w == 0)
@@ -337,14 +427,25 @@ template <class C> struct FlashForwardWS {
         barrierInit(smem.vFull(s), 1);
         barrierInit(smem.vEmpty(s), kConsumers);
       }
+      // The two loading threads and every consumer thread read a slot
+      // before it is released.
+      for (int s = 0; s < kTileSlots; ++s) {
+        barrierInit(smem.tileFull(s), 1);
+        barrierInit(smem.tileEmpty(s), 2 + 128 * kConsumers);
+      }
       fenceBarrierInit();
     }
     __syncthreads();
     if (warpgroup == 0) {
       if (kConsumers > 1)
         releaseRegisters<kProducerRegisters>();
-      if (threadIdx.x / 32 == 0 && electOne())
-        produce(p, maps, smem);
+      const int warp = threadIdx.x / 32;
+      if (warp == 0 && electOne())
+        produce<false>(maps, smem);
+      else if (warp == 1 && electOne())
+        produce<true>(maps, smem);
+      else if (warp == 2 && electOne())
+        schedule(p, smem);
     } else {
       if (kConsumers > 1)
         claimRegisters<kConsumerRegisters>();

@@ -37,6 +37,28 @@ __device__ __forceinline__ void barrierWait(u32 bar, u32 phase) {
                : "memory");
 }
 
+/// Four 32-bit words of shared memory (16-byte aligned), by their
+/// shared-window address.
+__device__ __forceinline__ void storeShared4(u32 addr, int a, int b, int c,
+                                             int d) {
+  asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(a),
+               "r"(b), "r"(c), "r"(d)
+               : "memory");
+}
+__device__ __forceinline__ void loadShared4(u32 addr, int &a, int &b, int &c,
+                                            int &d) {
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(a), "=r"(b), "=r"(c), "=r"(d)
+               : "r"(addr)
+               : "memory");
+}
+__device__ __forceinline__ void loadShared2(u32 addr, int &a, int &b) {
+  asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];"
+               : "=r"(a), "=r"(b)
+               : "r"(addr)
+               : "memory");
+}
+
 __device__ __forceinline__ void prefetchTensorMap(const TensorMap *map) {
   asm volatile("prefetch.tensormap [%0];" ::"l"(map) : "memory");
 }

@@ -1,8 +1,8 @@
 //===- EmitHelpers.h - What the CUDA emitters share -------------*- C++ -*-===//
 //
-// Private to MLIRAttnTargetCuda: the flash emitter (EmitCuda.cpp) and the
-// graph-op emitter (EmitGraphKernel.cpp) print literals, element types and
-// score_mod bodies the same way.
+// Private to MLIRAttnTargetCuda: the flash emitters (EmitCuda.cpp,
+// EmitFlashBackward.cpp) and the graph-op emitter (EmitGraphKernel.cpp)
+// print literals, element types and score_mod bodies the same way.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,12 +22,15 @@ namespace mlir::attn::detail {
 /// A float literal that round-trips exactly, as a bit pattern.
 std::string floatLiteral(APFloat value);
 
-/// Prints the static member function scoreMod(float score, long long b,
+/// Prints the static member function `name`(float score, long long b,
 /// long long h, long long q_idx, long long kv_idx, const void *const
 /// *captures) of an emitted Config: the ops of a score_mod `region`
-/// (captures[i] points to its capture i), or the identity without one.
+/// (captures[i] points to its capture i), or, without one, a function that
+/// returns `identity` (the score; 1.f for the derivative of the identity).
 /// Reports ops and types the GPU cannot run on the op and fails.
-LogicalResult printScoreModFunction(Region *region, raw_ostream &os);
+LogicalResult printScoreModFunction(Region *region, raw_ostream &os,
+                                    StringRef name = "scoreMod",
+                                    StringRef identity = "score");
 
 /// The element type of a tensor the kernels read or write, or an error on
 /// `op`.

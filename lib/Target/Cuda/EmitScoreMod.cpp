@@ -216,12 +216,14 @@ private:
 } // namespace
 
 LogicalResult mlir::attn::detail::printScoreModFunction(Region *region,
-                                                        raw_ostream &os) {
-  os << "  static __device__ __forceinline__ float scoreMod(float score, "
-        "long long b, long long h, long long q_idx, long long kv_idx, const "
-        "void *const *captures) {\n";
+                                                        raw_ostream &os,
+                                                        StringRef name,
+                                                        StringRef identity) {
+  os << "  static __device__ __forceinline__ float " << name
+     << "(float score, long long b, long long h, long long q_idx, long long "
+        "kv_idx, const void *const *captures) {\n";
   if (!region) {
-    os << "    return score;\n  }\n";
+    os << "    return " << identity << ";\n  }\n";
     return success();
   }
   if (failed(ScoreModPrinter(os).print(*region)))

@@ -11,14 +11,16 @@ using namespace mlir;
 void mlir::attn::registerToCudaTranslation() {
   TranslateFromMLIRRegistration registration(
       "attn-to-cuda",
-      "Emit one CUDA C++ translation unit per configured attn.flash and per "
-      "attn.kernel (separated by '// -----' lines)",
+      "Emit one CUDA C++ translation unit per configured attn.flash, "
+      "attn.flash_bwd and attn.kernel (separated by '// -----' lines)",
       [](Operation *module, raw_ostream &os) -> LogicalResult {
         bool first = true, any = false;
         WalkResult result = module->walk([&](Operation *op) {
           FailureOr<::attn::KernelSpec> spec;
           if (auto flash = dyn_cast<FlashOp>(op))
             spec = emitFlashKernel(flash);
+          else if (auto backward = dyn_cast<FlashBwdOp>(op))
+            spec = emitFlashBackwardKernel(backward);
           else if (auto kernel = dyn_cast<KernelOp>(op))
             spec = emitGraphKernel(kernel);
           else

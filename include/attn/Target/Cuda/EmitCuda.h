@@ -15,6 +15,11 @@ namespace mlir::attn {
 /// Reports unsupported ops or a missing config on `op` and fails.
 FailureOr<::attn::KernelSpec> emitFlashKernel(FlashOp op);
 
+/// Emits the CUDA C++ translation unit of a configured attn.flash_bwd: the
+/// K/V-stationary kernel (the entry), and _dq (deterministic dQ), _pre and
+/// _convert. Reports what the kernels do not support on `op` and fails.
+FailureOr<::attn::KernelSpec> emitFlashBackwardKernel(FlashBwdOp op);
+
 /// Emits the CUDA C++ translation unit of an attn.kernel (one graph op of
 /// the unfused path) over kernels-templates/attn/graph_ops.cuh: shapes as
 /// constants, a fixed grid. Needs static shapes of rank <= 4; reports what it

@@ -153,3 +153,22 @@ ConfigAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
     return emitError() << why;
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// BackwardConfigAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult BackwardConfigAttr::verify(
+    llvm::function_ref<InFlightDiagnostic()> emitError, StringRef variant,
+    int64_t blockM, int64_t blockN, int64_t numWarps, int64_t stages) {
+  const ::attn::BackwardKernelVariant *v =
+      ::attn::findBackwardKernelVariant(variant);
+  if (!v)
+    return emitError() << "unknown backward variant \"" << variant
+                       << "\"; known backward variants: "
+                       << ::attn::knownBackwardVariantNames();
+  std::string why = v->checkTiles({blockM, blockN, numWarps, stages});
+  if (!why.empty())
+    return emitError() << why;
+  return success();
+}

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <tuple>
 
 using namespace mlir;
 using namespace mlir::attn;
@@ -670,6 +671,180 @@ struct DropCausalOfOneQuery : OpRewritePattern<FlashOp> {
 void FlashOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                           MLIRContext *context) {
   results.add<DropCausalOfOneQuery>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// FlashBwdOp
+//===----------------------------------------------------------------------===//
+
+MaskAttr FlashBwdOp::getMaskOrEmpty() {
+  if (MaskAttr mask = getMaskAttr())
+    return mask;
+  return MaskAttr::get(getContext());
+}
+
+LogicalResult FlashBwdOp::verify() {
+  RankedTensorType q = getQ().getType(), k = getK().getType(),
+                   v = getV().getType(), o = getO().getType();
+  for (auto [name, type] : {std::pair<StringRef, RankedTensorType>{"q", q},
+                            {"k", k},
+                            {"v", v},
+                            {"o", o}})
+    if (type.getRank() != 4)
+      return emitOpError() << "'" << name
+                           << "' must be rank 4 [batch, heads, seq, head_dim], "
+                              "got shape "
+                           << shapeString(type.getShape());
+  static const StringRef bhsd[] = {"batch", "heads", "seq", "head_dim"};
+  static const StringRef bhds[] = {"batch", "heads", "head_dim", "seq"};
+  for (auto [name, value] : {std::pair<StringRef, Value>{"q", getQ()},
+                             {"k", getK()},
+                             {"v", getV()},
+                             {"o", getO()},
+                             {"grad_output", getGradOutput()}})
+    if (failed(verifyExtents(*this, name, value.getType(),
+                             name == "k" && getTransposeK()
+                                 ? ArrayRef<StringRef>(bhds)
+                                 : ArrayRef<StringRef>(bhsd))))
+      return failure();
+  if (failed(verifyExtents(*this, {{"lse", getLse()},
+                                   {"lengths", getLengths()},
+                                   {"keep", getKeep()},
+                                   {"bias", getBias()}})))
+    return failure();
+  if (k.getElementType() != q.getElementType() ||
+      v.getElementType() != q.getElementType() ||
+      o.getElementType() != q.getElementType())
+    return emitOpError() << "q, k, v and o must share an element type, got "
+                         << q.getElementType() << ", " << k.getElementType()
+                         << ", " << v.getElementType() << ", "
+                         << o.getElementType();
+  if (getGradOutput().getType() != o)
+    return emitOpError() << "'grad_output' has type "
+                         << getGradOutput().getType()
+                         << ", expected the type of 'o', " << o;
+
+  // With transpose_k, k is [B, Hkv, Dqk, Skv].
+  int64_t kSeqDim = getTransposeK() ? 3 : 2, kHeadDim = getTransposeK() ? 2 : 3;
+  int64_t kvSeq = k.getDimSize(kSeqDim);
+  for (auto [what, dim, a, av, b, bv] :
+       {std::tuple<StringRef, int64_t, StringRef, RankedTensorType, StringRef,
+                   RankedTensorType>{"batch", 0, "q", q, "k", k},
+        {"batch", 0, "k", k, "v", v},
+        {"heads", 1, "k", k, "v", v}})
+    if (!extentsAgree(av.getDimSize(dim), bv.getDimSize(dim)))
+      return emitOpError() << what << " (dimension " << dim << ") mismatch: '"
+                           << a << "' has " << av.getDimSize(dim) << " but '"
+                           << b << "' has " << bv.getDimSize(dim);
+  if (!extentsAgree(kvSeq, v.getDimSize(2)))
+    return emitOpError() << "key sequence mismatch: 'k' dimension " << kSeqDim
+                         << " has " << kvSeq << " but 'v' dimension 2 has "
+                         << v.getDimSize(2);
+  if (!extentsAgree(q.getDimSize(3), k.getDimSize(kHeadDim)))
+    return emitOpError() << "head dim mismatch: 'q' dimension 3 has "
+                         << q.getDimSize(3) << " but 'k' dimension "
+                         << kHeadDim << " has " << k.getDimSize(kHeadDim);
+  int64_t qHeads = q.getDimSize(1), kvHeads = k.getDimSize(1);
+  if (ShapedType::isDynamic(qHeads) || ShapedType::isDynamic(kvHeads))
+    return emitOpError() << "heads (dimension 1) of q and k must be static";
+  if (qHeads % kvHeads != 0)
+    return emitOpError() << "kv heads " << kvHeads
+                         << " must divide q heads " << qHeads << " (GQA/MQA)";
+  for (auto [name, type] :
+       {std::pair<StringRef, RankedTensorType>{"q", q}, {"v", v}})
+    if (ShapedType::isDynamic(type.getDimSize(3)))
+      return emitOpError() << "head dim (dimension 3) of '" << name
+                           << "' must be static";
+
+  SmallVector<int64_t> oShape = {q.getDimSize(0), qHeads, q.getDimSize(2),
+                                 v.getDimSize(3)};
+  for (int64_t dim = 0; dim < 4; ++dim)
+    if (!extentsAgree(o.getDimSize(dim), oShape[dim]))
+      return emitOpError() << "'o' shape " << shapeString(o.getShape())
+                           << " does not match the forward's output shape "
+                           << shapeString(oShape) << " at dimension " << dim;
+  RankedTensorType lse = getLse().getType();
+  SmallVector<int64_t> lseShape = {q.getDimSize(0), qHeads, q.getDimSize(2)};
+  if (lse.getRank() != 3 ||
+      !llvm::all_of(llvm::zip(lse.getShape(), lseShape), [](auto pair) {
+        return extentsAgree(std::get<0>(pair), std::get<1>(pair));
+      }))
+    return emitOpError() << "'lse' must have shape " << shapeString(lseShape)
+                         << ", got " << shapeString(lse.getShape());
+
+  // Each gradient has the type of what it differentiates.
+  for (auto [name, grad, input] :
+       {std::tuple<StringRef, Type, Type>{"grad_q", getGradQ().getType(), q},
+        {"grad_k", getGradK().getType(), k},
+        {"grad_v", getGradV().getType(), v}})
+    if (grad != input)
+      return emitOpError() << "'" << name << "' has type " << grad
+                           << ", expected " << input;
+  if (Value gradBias = getGradBias()) {
+    if (!getBias())
+      return emitOpError() << "has a 'grad_bias' result but no 'bias' operand";
+    if (gradBias.getType() != getBias().getType())
+      return emitOpError() << "'grad_bias' has type " << gradBias.getType()
+                           << ", expected the type of 'bias', "
+                           << getBias().getType();
+  }
+
+  if (BackwardConfigAttr config = getConfigAttr()) {
+    // The config verifier ensures the variant exists.
+    const ::attn::BackwardKernelVariant *variant =
+        ::attn::findBackwardKernelVariant(config.getVariant());
+    ::attn::OperandShape shape{q.getDimSize(3), v.getDimSize(3),
+                               getTransposeK(), false, false};
+    std::string why = variant->checkOperands(shape);
+    if (!why.empty())
+      return emitOpError() << "backward variant " << config.getVariant()
+                           << " needs " << why;
+    why = variant->checkTilesFor({config.getBlockM(), config.getBlockN(),
+                                  config.getNumWarps(), config.getStages()},
+                                 shape);
+    if (!why.empty())
+      return emitOpError() << why;
+  }
+
+  float scale = getScale().convertToFloat();
+  if (!std::isfinite(scale))
+    return emitOpError() << "scale must be finite, got " << scale;
+  SmallVector<int64_t> scoreShape = {q.getDimSize(0), qHeads, q.getDimSize(2),
+                                     kvSeq};
+  if (failed(verifyMaskOperands(*this, getMaskOrEmpty(), scoreShape,
+                                getLengths(), getKeep(), getBias())))
+    return failure();
+
+  if (hasScoreMod() != !getScoreModGrad().empty())
+    return emitOpError() << "needs both a score_mod and a score_mod_grad "
+                            "region, or neither";
+  if (!hasScoreMod()) {
+    if (!getCaptures().empty())
+      return emitOpError() << "has score_mod captures but no score_mod region";
+    return success();
+  }
+  if (failed(verifyCaptures(*this, getCaptures())))
+    return failure();
+  Type f32 = Float32Type::get(getContext());
+  if (failed(verifyScoreModBody(*this, getScoreMod(), f32, getCaptures())))
+    return failure();
+  Block &grad = getScoreModGrad().front();
+  if (grad.getArgumentTypes() != getScoreMod().front().getArgumentTypes())
+    return emitOpError() << "score_mod_grad region must take the arguments of "
+                            "the score_mod region (score, b, h, q_idx, "
+                            "kv_idx, then one per capture)";
+  auto yield = grad.empty() ? YieldOp() : dyn_cast<YieldOp>(grad.back());
+  if (!yield || yield.getValues().size() != 1 ||
+      yield.getValues().front().getType() != f32)
+    return emitOpError() << "score_mod_grad region must end in attn.yield of "
+                            "one f32 (the derivative)";
+  return success();
+}
+
+LogicalResult FlashBwdOp::verifyRegions() {
+  if (failed(verifyScoreModOps(getScoreMod())))
+    return failure();
+  return verifyScoreModOps(getScoreModGrad());
 }
 
 //===----------------------------------------------------------------------===//

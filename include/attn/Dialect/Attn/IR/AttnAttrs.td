@@ -89,4 +89,32 @@ def Attn_ConfigAttr : Attn_Attr<"Config", "config"> {
   let genVerifyDecl = 1;
 }
 
+def Attn_BackwardConfigAttr : Attn_Attr<"BackwardConfig", "backward_config"> {
+  let summary = "The kernel variant and tiles of an attn.flash_bwd";
+  let description = [{
+    Chosen by `--attn-select-config` or given by hand. The backward's main
+    kernel is K/V-stationary: a block of `num_warps` warps owns `block_n`
+    keys of one (batch, K/V head), each warp 16 of them, and sweeps the
+    query tiles of `block_m` rows through a `stages`-deep (1 or 2) cp.async
+    pipeline. Warps that share 16 keys split the tile's queries and the
+    head dims of dK and dV between them: `num_warps / (block_n / 16)` of
+    them, which must divide `block_m / 16`. The deterministic dQ kernel
+    uses `block_m` query rows (a warp per 16) against `block_n` keys. Each
+    variant's rules are a row of the table of backward kernel variants
+    (`attn/Runtime/KernelVariants.h`), which this verifier reads.
+
+    ```mlir
+    #attn.backward_config<variant = "sm80", block_m = 64, block_n = 64, num_warps = 4, stages = 2>
+    ```
+  }];
+  let parameters = (ins
+    StringRefParameter<"kernel template family">:$variant,
+    "int64_t":$block_m,
+    "int64_t":$block_n,
+    "int64_t":$num_warps,
+    "int64_t":$stages);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 #endif // ATTN_DIALECT_ATTN_IR_ATTNATTRS_TD

@@ -316,6 +316,81 @@ def Attn_FlashOp : Attn_Op<"flash", [Pure, AttrSizedOperandSegments]> {
   let hasRegionVerifier = 1;
 }
 
+def Attn_FlashBwdOp : Attn_Op<"flash_bwd", [Pure, AttrSizedOperandSegments]> {
+  let summary = "Gradients of a fused attention (the backward of attn.flash)";
+  let description = [{
+    Given the operands of an `attn.flash`, its output `o`, its logsumexp
+    `lse` and the gradient `grad_output` of a loss with respect to `o`,
+    computes the gradients of that loss with respect to `q`, `k` and `v`,
+    and, with a fourth result `grad_bias`, with respect to `bias`. `--attn-derive-backward`
+    builds it from an `attn.flash`; the attributes, the mask operands, the
+    `score_mod` region and its `captures` are the forward's.
+
+    With `P = exp(score_mod(scale * q k^T) + bias - lse)` (0 where the mask
+    drops an entry, and on rows whose logsumexp is -inf), `dP = grad_output
+    v^T`, `D = rowsum(grad_output * o)` and `dZ = P * (dP - D)`:
+
+    - `dv = P^T grad_output`, `dbias = dZ` summed over the dimensions in
+      which `bias` broadcasts;
+    - with `dS = dZ * score_mod'(scale * q k^T)`: `dq = scale * dS k`,
+      `dk = scale * dS^T q`.
+
+    `dk` and `dv` have the K/V head count: with GQA/MQA each sums over the
+    query heads that share its K/V head. `dk` has `k`'s layout (transposed
+    with `transpose_k`). `score_mod_grad` holds the derivative of `score_mod`
+    with respect to the score (its argument 0), on the same arguments (the
+    five scalars, then one per capture: a capture is read, never
+    differentiated); both regions are present or both absent. `config`,
+    set by `--attn-select-config`, picks the kernels.
+
+    ```mlir
+    %dq, %dk, %dv = attn.flash_bwd %q, %k, %v, %o, %do, %lse
+        {scale = 0.125 : f32, mask = #attn.mask<causal>}
+        : tensor<2x8x128x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x2x128x64xbf16>,
+          tensor<2x8x128x64xbf16>, tensor<2x8x128x64xbf16>, tensor<2x8x128xf32>
+        -> tensor<2x8x128x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x2x128x64xbf16>
+    ```
+  }];
+  let arguments = (ins Attn_HalfTensor:$q, Attn_HalfTensor:$k,
+                       Attn_HalfTensor:$v, Attn_HalfTensor:$o,
+                       Attn_HalfTensor:$grad_output,
+                       RankedTensorOf<[F32]>:$lse,
+                       Optional<RankedTensorOf<[I32]>>:$lengths,
+                       Optional<RankedTensorOf<[I1]>>:$keep,
+                       Optional<Attn_FloatTensor>:$bias,
+                       Variadic<AnyRankedTensor>:$captures,
+                       F32Attr:$scale,
+                       UnitAttr:$transpose_k,
+                       OptionalAttr<Attn_MaskAttr>:$mask,
+                       OptionalAttr<Attn_BackwardConfigAttr>:$config);
+  let results = (outs Attn_HalfTensor:$grad_q, Attn_HalfTensor:$grad_k,
+                      Attn_HalfTensor:$grad_v,
+                      Optional<Attn_FloatTensor>:$grad_bias);
+  let regions = (region MaxSizedRegion<1>:$score_mod,
+                        MaxSizedRegion<1>:$score_mod_grad);
+  let assemblyFormat = [{
+    $q `,` $k `,` $v `,` $o `,` $grad_output `,` $lse
+    (`lengths` `(` $lengths^ `:` type($lengths) `)`)?
+    (`keep` `(` $keep^ `:` type($keep) `)`)?
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    (`captures` `(` $captures^ `:` type($captures) `)`)?
+    attr-dict (`score_mod` $score_mod^)? (`score_mod_grad` $score_mod_grad^)?
+    `:` type($q) `,` type($k) `,` type($v) `,` type($o) `,` type($grad_output)
+    `,` type($lse)
+    `->` type($grad_q) `,` type($grad_k) `,` type($grad_v)
+    (`,` type($grad_bias)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The mask, or an empty one when the op has none.
+    MaskAttr getMaskOrEmpty();
+    bool hasScoreMod() { return !getScoreMod().empty(); }
+    /// True if the op computes the gradient of its bias operand.
+    bool hasBiasGrad() { return static_cast<bool>(getGradBias()); }
+  }];
+  let hasRegionVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Unfused kernels
 //===----------------------------------------------------------------------===//
@@ -361,7 +436,7 @@ def Attn_KernelOp : Attn_Op<"kernel", [IsolatedFromAbove]> {
 }
 
 def Attn_YieldOp : Attn_Op<"yield", [Pure, Terminator, ReturnLike,
-    ParentOneOf<["ScoreModOp", "FlashOp", "KernelOp"]>]> {
+    ParentOneOf<["ScoreModOp", "FlashOp", "FlashBwdOp", "KernelOp"]>]> {
   let summary = "Returns the new score from a score_mod region, or a kernel's result";
   let arguments = (ins Variadic<AnyType>:$values);
   let assemblyFormat = "($values^ `:` type($values))? attr-dict";

@@ -1,0 +1,4 @@
+func.func @seq1(%q: tensor<2x4x1x64xbf16>, %k: tensor<2x4x1x64xbf16>, %v: tensor<2x4x1x64xbf16>) -> tensor<2x4x1x64xbf16> {
+  %o = attn.flash %q, %k, %v {scale = 0.125 : f32} : tensor<2x4x1x64xbf16>, tensor<2x4x1x64xbf16>, tensor<2x4x1x64xbf16> -> tensor<2x4x1x64xbf16>
+  return %o : tensor<2x4x1x64xbf16>
+}

@@ -1,0 +1,1 @@
+func.func private @f() attributes {c = #attn.backward_config<variant = "sm90", block_m = 64, block_n = 64, num_warps = 4, stages = 2>}

@@ -1,0 +1,4 @@
+func.func @hd128_f16(%q: tensor<2x4x300x128xf16>, %k: tensor<2x4x500x128xf16>, %v: tensor<2x4x500x128xf16>) -> tensor<2x4x300x128xf16> {
+  %o = attn.flash %q, %k, %v {scale = 0.08838834764831843 : f32} : tensor<2x4x300x128xf16>, tensor<2x4x500x128xf16>, tensor<2x4x500x128xf16> -> tensor<2x4x300x128xf16>
+  return %o : tensor<2x4x300x128xf16>
+}

@@ -1,0 +1,4 @@
+func.func @bias_no_grad(%q: tensor<2x4x200x64xbf16>, %k: tensor<2x4x200x64xbf16>, %v: tensor<2x4x200x64xbf16>, %bias: tensor<1x1x200x200xf32>) -> tensor<2x4x200x64xbf16> {
+  %o = attn.flash %q, %k, %v bias(%bias : tensor<1x1x200x200xf32>) {scale = 0.125 : f32, mask = #attn.mask<bias>} : tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16> -> tensor<2x4x200x64xbf16>
+  return %o : tensor<2x4x200x64xbf16>
+}

@@ -1,0 +1,4 @@
+func.func @key_padding(%q: tensor<2x4x300x64xbf16>, %k: tensor<2x4x1000x64xbf16>, %v: tensor<2x4x1000x64xbf16>, %len: tensor<2xi32>) -> tensor<2x4x300x64xbf16> {
+  %o = attn.flash %q, %k, %v lengths(%len : tensor<2xi32>) {scale = 0.125 : f32, mask = #attn.mask<key_padding>} : tensor<2x4x300x64xbf16>, tensor<2x4x1000x64xbf16>, tensor<2x4x1000x64xbf16> -> tensor<2x4x300x64xbf16>
+  return %o : tensor<2x4x300x64xbf16>
+}

@@ -1,0 +1,9 @@
+func.func @given(%q: tensor<2x8x1024x64xbf16>, %k: tensor<2x8x1024x64xbf16>, %v: tensor<2x8x1024x64xbf16>,
+    %o: tensor<2x8x1024x64xbf16>, %do: tensor<2x8x1024x64xbf16>, %lse: tensor<2x8x1024xf32>) -> tensor<2x8x1024x64xbf16> {
+  %dq, %dk, %dv = attn.flash_bwd %q, %k, %v, %o, %do, %lse
+      {scale = 0.125 : f32, config = #attn.backward_config<variant = "sm80", block_m = 32, block_n = 16, num_warps = 2, stages = 1>}
+      : tensor<2x8x1024x64xbf16>, tensor<2x8x1024x64xbf16>, tensor<2x8x1024x64xbf16>, tensor<2x8x1024x64xbf16>,
+        tensor<2x8x1024x64xbf16>, tensor<2x8x1024xf32>
+      -> tensor<2x8x1024x64xbf16>, tensor<2x8x1024x64xbf16>, tensor<2x8x1024x64xbf16>
+  return %dq : tensor<2x8x1024x64xbf16>
+}

@@ -1,0 +1,4 @@
+func.func @bias_full(%q: tensor<2x4x200x64xbf16>, %k: tensor<2x4x300x64xbf16>, %v: tensor<2x4x300x64xbf16>, %bias: tensor<2x4x200x300xf32>) -> tensor<2x4x200x64xbf16> {
+  %o = attn.flash %q, %k, %v bias(%bias : tensor<2x4x200x300xf32>) {scale = 0.125 : f32, mask = #attn.mask<causal, bias>} : tensor<2x4x200x64xbf16>, tensor<2x4x300x64xbf16>, tensor<2x4x300x64xbf16> -> tensor<2x4x200x64xbf16>
+  return %o : tensor<2x4x200x64xbf16>
+}

@@ -1,0 +1,4 @@
+func.func @hd64_odd(%q: tensor<2x4x1000x64xbf16>, %k: tensor<2x2x999x64xbf16>, %v: tensor<2x2x999x64xbf16>) -> tensor<2x4x1000x64xbf16> {
+  %o = attn.flash %q, %k, %v {scale = 0.125 : f32} : tensor<2x4x1000x64xbf16>, tensor<2x2x999x64xbf16>, tensor<2x2x999x64xbf16> -> tensor<2x4x1000x64xbf16>
+  return %o : tensor<2x4x1000x64xbf16>
+}

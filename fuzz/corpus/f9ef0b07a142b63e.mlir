@@ -1,0 +1,11 @@
+func.func @f(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x1x8x16xbf16>, %v: tensor<1x1x8x16xbf16>, %o: tensor<1x2x8x16xbf16>, %do: tensor<1x2x8x16xbf16>, %lse: tensor<1x2x8xf32>, %c: tensor<2xf64>) {
+  %r0, %r1, %r2 = attn.flash_bwd %q, %k, %v, %o, %do, %lse captures(%c : tensor<2xf64>) {scale = 1.0 : f32} score_mod {
+    ^bb0(%x: f32, %b: index, %h: index, %i: index, %j: index, %t: tensor<2xf64>):
+      attn.yield %x : f32
+  } score_mod_grad {
+    ^bb0(%x: f32, %b: index, %h: index, %i: index, %j: index, %t: tensor<2xf64>):
+      attn.yield %x : f32
+  }
+      : tensor<1x2x8x16xbf16>, tensor<1x1x8x16xbf16>, tensor<1x1x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8xf32> -> tensor<1x2x8x16xbf16>, tensor<1x1x8x16xbf16>, tensor<1x1x8x16xbf16>
+  return
+}

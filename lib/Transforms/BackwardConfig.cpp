@@ -1,0 +1,65 @@
+//===- BackwardConfig.cpp - Tiles of attn.flash_bwd -----------------------===//
+//
+// The backward variants' rules and resource model are rows of the table of
+// backward kernel variants (attn/Runtime/KernelVariants.h); this picks the
+// first variant the arch runs and, of its candidates in order of
+// preference, the first that fits.
+//
+//===----------------------------------------------------------------------===//
+
+#include "BackwardConfig.h"
+#include "attn/Runtime/KernelVariants.h"
+
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "attn-select-config"
+
+using namespace mlir;
+using namespace mlir::attn;
+
+::attn::OperandShape mlir::attn::backwardOperandShape(FlashBwdOp op) {
+  MaskAttr mask = op.getMaskOrEmpty();
+  bool maskOperands = mask.getBias() || mask.getKeep();
+  return {op.getQ().getType().getDimSize(3), op.getV().getType().getDimSize(3),
+          op.getTransposeK(), maskOperands || op.hasScoreMod(), maskOperands};
+}
+
+LogicalResult mlir::attn::configureBackward(FlashBwdOp op,
+                                            const ArchInfo &arch) {
+  if (op.getConfig())
+    return success();
+  ::attn::OperandShape shape = backwardOperandShape(op);
+  std::string why;
+  for (const ::attn::BackwardKernelVariant &variant :
+       ::attn::backwardKernelVariants()) {
+    if (arch.computeCapability < variant.minCapability ||
+        (variant.archSpecific && arch.name != "sm_90a"))
+      continue;
+    why = variant.checkOperands(shape);
+    if (!why.empty()) {
+      why = "backward variant " + std::string(variant.name) + " needs " + why;
+      continue;
+    }
+    for (const ::attn::TileConfig &tiles : variant.candidates(shape)) {
+      std::string unfit = variant.checkTilesFor(tiles, shape);
+      if (unfit.empty())
+        unfit = variant.checkFits(tiles, shape, arch.maxSharedPerBlock);
+      LLVM_DEBUG(llvm::dbgs()
+                 << "  backward " << variant.name << " m=" << tiles.blockM
+                 << " n=" << tiles.blockN << " warps=" << tiles.numWarps
+                 << " stages=" << tiles.stages << ": "
+                 << (unfit.empty() ? "fits" : unfit) << "\n");
+      if (!unfit.empty())
+        continue;
+      op.setConfigAttr(BackwardConfigAttr::get(
+          op.getContext(), StringRef(variant.name.data(), variant.name.size()),
+          tiles.blockM, tiles.blockN, tiles.numWarps, tiles.stages));
+      return success();
+    }
+  }
+  if (!why.empty())
+    return op.emitOpError() << why;
+  return op.emitOpError() << "no backward tile configuration fits "
+                          << arch.name << " for head dims " << shape.headDimQK
+                          << "/" << shape.headDimV;
+}

@@ -1,0 +1,29 @@
+//===- BackwardConfig.h - Tiles of attn.flash_bwd ---------------*- C++ -*-===//
+//
+// Private to MLIRAttnTransforms: --attn-select-config configures the
+// backward with this as well as the forward.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTN_LIB_TRANSFORMS_BACKWARDCONFIG_H
+#define ATTN_LIB_TRANSFORMS_BACKWARDCONFIG_H
+
+#include "attn/Dialect/Attn/IR/AttnOps.h"
+#include "attn/Runtime/KernelVariants.h"
+#include "attn/Transforms/Passes.h"
+
+namespace mlir::attn {
+
+/// Sets the #attn.backward_config of `op` (kept if it has one): of the
+/// first backward variant (KernelVariants.h) that the arch runs and that
+/// supports the operands, the first candidate tile configuration that
+/// splits the head dims and fits the arch's shared memory and the
+/// variant's register limits. Reports operands no backward kernel supports.
+LogicalResult configureBackward(FlashBwdOp op, const ArchInfo &arch);
+
+/// The operand shape of `op` as the table's resource models take it.
+::attn::OperandShape backwardOperandShape(FlashBwdOp op);
+
+} // namespace mlir::attn
+
+#endif // ATTN_LIB_TRANSFORMS_BACKWARDCONFIG_H

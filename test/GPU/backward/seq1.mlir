@@ -1,0 +1,11 @@
+// REQUIRES: gpu
+// one query and one key
+// RUN: attn-run --backward --check %s | FileCheck %s
+// CHECK: check output 0 {{.*}} PASS
+// CHECK: check output 1 {{.*}} PASS
+// CHECK: check output 2 {{.*}} PASS
+// CHECK: check output 3 {{.*}} PASS
+func.func @seq1(%q: tensor<2x4x1x64xbf16>, %k: tensor<2x4x1x64xbf16>, %v: tensor<2x4x1x64xbf16>) -> tensor<2x4x1x64xbf16> {
+  %o = attn.flash %q, %k, %v {scale = 0.125 : f32} : tensor<2x4x1x64xbf16>, tensor<2x4x1x64xbf16>, tensor<2x4x1x64xbf16> -> tensor<2x4x1x64xbf16>
+  return %o : tensor<2x4x1x64xbf16>
+}

@@ -1,0 +1,11 @@
+// REQUIRES: gpu
+// a causal window aligned bottom-right
+// RUN: attn-run --backward --check %s | FileCheck %s
+// CHECK: check output 0 {{.*}} PASS
+// CHECK: check output 1 {{.*}} PASS
+// CHECK: check output 2 {{.*}} PASS
+// CHECK: check output 3 {{.*}} PASS
+func.func @window_causal_br(%q: tensor<2x8x400x64xbf16>, %k: tensor<2x2x1000x64xbf16>, %v: tensor<2x2x1000x64xbf16>) -> tensor<2x8x400x64xbf16> {
+  %o = attn.flash %q, %k, %v {scale = 0.125 : f32, mask = #attn.mask<causal, window = [128, 0], bottom_right>} : tensor<2x8x400x64xbf16>, tensor<2x2x1000x64xbf16>, tensor<2x2x1000x64xbf16> -> tensor<2x8x400x64xbf16>
+  return %o : tensor<2x8x400x64xbf16>
+}
