@@ -28,9 +28,13 @@ extern "C" {
 
 #define ATTN_C_API __attribute__((visibility("default")))
 
-/* Bumped on every change of a struct layout or a function signature below
- * (also the library's SOVERSION). */
-#define ATTN_C_ABI_VERSION 1
+/* Bumped on every change of a struct layout or a function signature below,
+ * and when functions are added that bindings call (also the library's
+ * SOVERSION). 2: the training entry points (attn_backward_args,
+ * attn_compile_training, attn_backward_workspace_size,
+ * attn_launch_backward); attn_workspace_size is nonzero for persistent
+ * kernels with a causal mask or a window. */
+#define ATTN_C_ABI_VERSION 2
 
 enum attn_status {
   ATTN_OK = 0,

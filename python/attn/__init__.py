@@ -40,7 +40,7 @@ except ImportError:  # versions and compile errors work without torch
 __all__ = ["sdpa", "precompile", "AttnError", "softcap", "alibi", "head_bias", "kernel_info", "library"]
 
 # The ATTN_C_ABI_VERSION (include/attn-c/attn.h) this package speaks.
-_ABI_VERSION = 1
+_ABI_VERSION = 2
 
 _logger = logging.getLogger("attn")
 
