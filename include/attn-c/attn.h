@@ -28,9 +28,14 @@ extern "C" {
 
 #define ATTN_C_API __attribute__((visibility("default")))
 
-/* Bumped on every change of a struct layout or a function signature below
- * (also the library's SOVERSION). */
-#define ATTN_C_ABI_VERSION 2
+/* Bumped on every change of a struct layout or a function signature below,
+ * and when functions are added that bindings call (also the library's
+ * SOVERSION). 2: the training entry points (attn_backward_args,
+ * attn_compile_training, attn_backward_workspace_size,
+ * attn_launch_backward); attn_workspace_size is nonzero for persistent
+ * kernels with a causal mask or a window. 3: attn_flash_args gains the
+ * serving operands (cu_seqlens, block_table, sinks, batch invariance). */
+#define ATTN_C_ABI_VERSION 3
 
 enum attn_status {
   ATTN_OK = 0,
@@ -70,7 +75,7 @@ typedef struct attn_flash_args {
    * contiguous device memory of the shapes and element types of the IR
    * (bool as one byte); NULL in the slots the kernel does not use. */
   const void *score_mod_captures[ATTN_MAX_SCORE_MOD_CAPTURES];
-  /* --- ragged batches, sinks, paged caches (appended in ABI 2) ---
+  /* --- ragged batches, sinks, paged caches (appended in ABI 3) ---
    * For a kernel compiled from an attn.flash with cu_seqlens: batch
    * sequences packed in q and o (seq_q tokens; strides[0] ignored) and in k
    * and v (seq_kv tokens); sequence b's queries are rows cu_seqlens_q[b] ..

@@ -41,7 +41,7 @@ __all__ = ["sdpa", "precompile", "AttnError", "softcap", "alibi", "head_bias", "
            "varlen", "with_kvcache"]
 
 # The ATTN_C_ABI_VERSION (include/attn-c/attn.h) this package speaks.
-_ABI_VERSION = 2
+_ABI_VERSION = 3
 
 _logger = logging.getLogger("attn")
 
@@ -68,11 +68,11 @@ class _FlashArgs(ctypes.Structure):
         ("keep", _Tensor), ("bias", _Tensor), ("num_splits", ctypes.c_int32),
         # score_mod captures (appended in attn-c/attn.h).
         ("score_mod_captures", ctypes.c_void_p * _MAX_SCORE_MOD_CAPTURES),
-        # Ragged batches (appended in ABI 2; attn.varlen).
+        # Ragged batches (appended in ABI 3; attn.varlen).
         ("cu_seqlens_q", ctypes.c_void_p), ("cu_seqlens_k", ctypes.c_void_p),
         ("max_seqlen_q", ctypes.c_int32), ("max_seqlen_k", ctypes.c_int32),
         ("sinks", ctypes.c_void_p),
-        # Paged caches (appended in ABI 2; attn.with_kvcache).
+        # Paged caches (appended in ABI 3; attn.with_kvcache).
         ("block_table", ctypes.c_void_p), ("block_table_stride", ctypes.c_int64),
         ("num_pages", ctypes.c_int32), ("page_size", ctypes.c_int32),
         ("batch_invariant", ctypes.c_int32),
