@@ -24,7 +24,7 @@ build=${ATTN_BUILD_DIR:-$root/build}
 out=${OUT:-/tmp/attn-device}
 mkdir -p "$out"
 export ATTN_CACHE_DIR=${ATTN_CACHE_DIR:-/tmp/attn-cache} PYTHONUNBUFFERED=1
-library=$(ls "$build"/lib/libattn_c.so.[0-9]* 2> /dev/null | head -n 1)
+library=$(ls -v "$build"/lib/libattn_c.so.[0-9]* 2> /dev/null | tail -n 1)
 export ATTN_LIBRARY=${library:-$build/lib/libattn_c.so} PYTHONPATH=$root/python
 steps=("$@")
 [[ ${#steps[@]} -gt 0 ]] || steps=(suite sanitize examples bench)

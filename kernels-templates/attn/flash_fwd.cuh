@@ -164,11 +164,20 @@ template <class C, class Mma> struct FlashForward {
     // Waits for group i (K_i and V_{i-kLag}); the barrier also means every
     // warp is past step i-1, so the stages it read are free for group
     // i + kStages - 1.
+    // One stage has no group in flight to overlap: every warp leaves the
+    // stage before group i overwrites it, and all wait for it to land.
     auto beginStep = [&](int i) {
-      waitAsync<kStages - 2>();
+      if constexpr (kStages == 1) {
+        __syncthreads();
+        loadGroup(i);
+        waitAsync<0>();
+      } else {
+        waitAsync<kStages - 2>();
+      }
       mma.tileLanded();
       __syncthreads();
-      loadGroup(i + kStages - 1);
+      if constexpr (kStages > 1)
+        loadGroup(i + kStages - 1);
     };
     // Masks S_i (element-wise only where the tile needs it), updates the
     // row statistics and exponentiates in place; alpha rescales what O

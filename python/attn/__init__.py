@@ -459,7 +459,8 @@ def _backward_kernel(spec, bias_grad, describe, device):
                             "is being captured, where compiling is not allowed: call attn.precompile with the "
                             "same arguments and backward=True (or run a training step once) before capturing")
         (dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_lengths, keep, bias, score_mod,
-         return_lse, static_sq, variant, tiles, captures) = spec
+         return_lse, static_sq, variant, tiles, captures, _) = spec
+        # Without sinks (_backward_spec): the logsumexp it reads counts them.
         text = _mlir(dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_lengths, keep, bias,
                      score_mod, return_lse, static_sq, captures)
         forward, backward = ctypes.c_void_p(), ctypes.c_void_p()
