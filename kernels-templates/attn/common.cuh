@@ -20,6 +20,12 @@ constexpr float kLn2 = 0.6931471805599453f;
 
 __device__ __forceinline__ float negInf() { return __int_as_float(0xff800000u); }
 
+/// A value as a type (std::integral_constant; NVRTC has no <type_traits>):
+/// picks a template's path from a generic lambda's argument.
+template <class T, T V> struct IntegralConstant {
+  static constexpr T value = V;
+};
+
 __device__ __forceinline__ float fastExp2(float x) {
   float y;
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));

@@ -29,6 +29,26 @@ __device__ __forceinline__ void addSink(float sink, float rowMax, float total,
 template <class C> struct Epilogue {
   using Ops = ElementOps<typename C::Element>;
 
+  /// The factor that normalizes row (mt, half) of the accumulators and the
+  /// row's logsumexp, with the sink of its query head in the denominator
+  /// unless the output is a split's partial (FlashCombine adds it) or the
+  /// row is past the sequence. Every lane of the warp calls it (the row
+  /// total is reduced across the quad).
+  template <int kMTiles, int kNTiles>
+  static __device__ __forceinline__ void
+  rowScale(const FlashParams &p, const OnlineSoftmax<kMTiles, kNTiles> &softmax,
+           int mt, int half, int h, int head, int row, bool inSequence,
+           bool partial, float &inv, float &lse) {
+    const float total = softmax.rowTotal(mt, half);
+    inv = softmax.normalizer(total);
+    lse = softmax.logSumExp(mt, half, total);
+    if (C::kSinks && !partial && inSequence)
+      addSink(p.sinks[C::kPackGroup > 1
+                          ? head
+                          : h * p.sink_strides[0] + row * p.sink_strides[1]],
+              softmax.rowMax[mt][half], total, inv, lse);
+  }
+
   /// Stores the rows of m16n8 accumulators o (m-tile mt holds rows
   /// m0 + rowBase + 16 mt + ...) of launch head h of batch b (packed rows:
   /// each row's token and query head, PackedRow); rows past seq_q are
@@ -54,20 +74,14 @@ template <class C> struct Epilogue {
     for (int mt = 0; mt < kMTiles; ++mt)
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
-        const float total = softmax.rowTotal(mt, half);
-        float inv = softmax.normalizer(total);
         const int r = m0 + rowBase + mt * 16 + lane / 4 + half * 8;
         const PackedRow<C> packed(r, h);
         const int row = packed.q, head = packed.head;
+        float inv, lse;
+        rowScale(p, softmax, mt, half, h, head, row, row < e.seqQ, partial, inv,
+                 lse);
         if (row >= e.seqQ)
           continue;
-        float lse = softmax.logSumExp(mt, half, total);
-        // A sink joins the denominator once: here, or in FlashCombine.
-        if (C::kSinks && !partial)
-          addSink(p.sinks[C::kPackGroup > 1
-                              ? head
-                              : h * p.sink_strides[0] + row * p.sink_strides[1]],
-                  softmax.rowMax[mt][half], total, inv, lse);
         const i64 rowIndex =
             (static_cast<i64>(lseBatch) * p.heads_q + head) * p.seq_q +
             e.qStart + row;

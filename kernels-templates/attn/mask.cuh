@@ -203,6 +203,27 @@ template <class C> struct Mask {
     return full;
   }
 
+  /// The key tiles [lo, hi) of blockN keys that tileIsFull holds for (the
+  /// conditions bound the tile index from above and below, so they are a
+  /// range, perhaps empty); none where every tile is masked element-wise.
+  template <class P>
+  __device__ __forceinline__ void fullTiles(const P &p, int blockN, int &lo,
+                                            int &hi) const {
+    // Floor and ceiling division for numerators of either sign.
+    auto below = [&](int x) { return x >= 0 ? x / blockN : -((blockN - 1 - x) / blockN); };
+    auto above = [&](int x) { return -below(-x); };
+    lo = 0;
+    hi = kAlwaysElementwise ? 0 : below(kvEnd);
+    if (C::kCausal)
+      hi = min(hi, below(qFirst + diagOffset + 1));
+    if (C::kWindow) {
+      if (p.window_right >= 0)
+        hi = min(hi, below(qFirst + diagOffset + p.window_right + 1));
+      if (p.window_left >= 0)
+        lo = max(lo, above(qLast + diagOffset - p.window_left));
+    }
+  }
+
   /// The keys [lo, hi) query q may see under the positional masks and the
   /// key padding (the same rule as positionAllowed, once per row).
   template <class P>

@@ -87,10 +87,17 @@ struct alignas(64) TensorMap {
 /// The tensor maps of a persistent (TMA) forward kernel, its second
 /// __grid_constant__ parameter: q, k and v as 4-d tensors (head dim,
 /// sequence, head, batch) with boxes of 64 columns (128 bytes, the swizzle
-/// span) by a tile's rows.
+/// span) by a tile's rows; o likewise with boxes of 64 rows (one consumer
+/// warpgroup's), for the kernels that stage their output in shared memory
+/// and store it by TMA. stages_output: nonzero if o was encoded (strides TMA
+/// rejects leave each thread storing its own accumulators).
 struct TmaMaps {
-  TensorMap q, k, v;
+  TensorMap q, k, v, o;
+  int stages_output;
 };
+
+/// The shared memory one block may opt in to on sm_90 (227 KB).
+constexpr int kMaxSharedSm90 = 232448;
 
 /// Runtime arguments of a graph-op kernel (the unfused path, one attn.kernel
 /// per launch). Shapes are compile-time constants of the kernel; operands

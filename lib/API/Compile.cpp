@@ -180,7 +180,9 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
         Result<std::shared_ptr<Kernel>> longKernel = context.build(*longSpec);
         if (!longKernel)
           return longKernel.status();
-        (*kernel)->setLongKeysKernel(*longKernel, kAlignedKeysUpTo);
+        (*kernel)->setLongKeysKernel(
+            *longKernel, alignedKeysUpTo((*kernel)->spec().causal ||
+                                         (*kernel)->spec().window));
       }
     compiled.kernels.push_back(*kernel);
   }

@@ -771,8 +771,17 @@ Status Kernel::encodeTmaMaps(Driver &driver, const FlashParams &p,
                         p.heads_kv, p.k_strides, spec_.blockN);
       !s)
     return s;
-  return encode(maps.v, "v", p.v, spec_.headDimV, p.seq_kv, p.heads_kv,
-                p.v_strides, spec_.blockN);
+  if (Status s = encode(maps.v, "v", p.v, spec_.headDimV, p.seq_kv,
+                        p.heads_kv, p.v_strides, spec_.blockN);
+      !s)
+    return s;
+  // The output by TMA in boxes of one consumer warpgroup's 64 rows, where
+  // the kernel stages it; strides TMA rejects leave the threads' own stores.
+  maps.stages_output =
+      spec_.packGroup == 1 && static_cast<bool>(encode(
+                                  maps.o, "o", p.o, spec_.headDimV, p.seq_q,
+                                  p.heads_q, p.o_strides, 64));
+  return Status::ok();
 }
 
 Status Kernel::launch(const FlashArgs &a, Stream stream, Device device) {

@@ -76,12 +76,13 @@ struct Shape {
   int64_t batchHeads; ///< B * Hq, or 0 when dynamic
   int64_t queries;    ///< Sq, or 0 when dynamic
   int64_t keys;       ///< Skv, or 0 when dynamic
+  bool causalOrWindow = false;
   OperandShape operands;
 };
 
-using ::attn::kAlignedKeysUpTo;
+using ::attn::alignedKeysUpTo;
 /// The key length the tiles for long keys are chosen for.
-constexpr int64_t kLongKeys = 4 * kAlignedKeysUpTo;
+constexpr int64_t kLongKeys = 32768;
 
 /// Blocks of `c` that fit on one SM, or 0 if one block does not fit. A
 /// persistent variant runs one block per SM by design.
@@ -129,10 +130,12 @@ double modelThroughput(const KernelVariant &v, const TileConfig &c,
     // Lengths are mostly multiples of 128 (a 176-key tile leaves a partial
     // last tile) and 128-row query blocks meet a causal diagonal in one
     // 128-key tile, not two. On the H200 (bench/NOTES.md, step 17) 128-key
-    // tiles beat the longest that fit by 10-21% at S = 512-1024 and causal,
-    // tie at S = 4096, and lose 4% at S = 16384 causal. Below 128 keys the
-    // per-tile bookkeeping decides (head dim 256 keeps 80 over 64).
-    if ((s.keys == 0 || s.keys <= kAlignedKeysUpTo) && c.blockN > 128 &&
+    // tiles beat the longest that fit by 10-21% at S = 512-1024 and causal;
+    // on the grid (step 19) they lose 4% at S = 4096 without a mask and 6%
+    // at 8192 causal. Below 128 keys the per-tile bookkeeping decides (head
+    // dim 256 keeps 80 over 64).
+    if ((s.keys == 0 || s.keys <= alignedKeysUpTo(s.causalOrWindow)) &&
+        c.blockN > 128 &&
         c.blockN % 128 != 0)
       intensity *= 0.9;
   } else if (v.name == "sm90") {
@@ -207,6 +210,8 @@ struct AttnSelectConfigPass
     shape.queries = op.isVarlen() || q.isDynamicDim(2) ? 0 : q.getDimSize(2);
     int64_t keys = op.getKeysPerSequence();
     shape.keys = op.isVarlen() || ShapedType::isDynamic(keys) ? 0 : keys;
+    shape.causalOrWindow =
+        op.getMaskOrEmpty().getCausal() || op.getMaskOrEmpty().hasWindow();
     // The model's choice saturates long before; clamped so that its
     // products of 32-bit extents fit 64 bits.
     shape.batchHeads = std::min<int64_t>(shape.batchHeads, 1 << 24);
@@ -341,7 +346,7 @@ struct AttnSelectConfigPass
                               << chosenKernel.registerLimit(chosen);
     op.setConfigAttr(config);
 
-    // A dynamic key length: the tiles above suit up to kAlignedKeysUpTo
+    // A dynamic key length: the tiles above suit up to alignedKeysUpTo
     // keys; where the model prefers others for long keys, they are recorded
     // too, both kernels are compiled, and the runtime picks by length.
     op->removeAttr(::attn::kLongKeysConfigAttr);

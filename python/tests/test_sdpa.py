@@ -67,17 +67,21 @@ def test_matches_torch(dtype, d, causal, variant):
     assert rel(out, torch_out.double()) < 2e-2
 
 
-@pytest.mark.parametrize("keys", [8192, 8193, 9001])
-def test_one_compile_serves_short_and_long_keys(keys):
-    # attn.sdpa compiles one attention for every length: up to 8192 keys its
-    # 128-key tiles run, past that the kernel compiled beside them for long
-    # keys (the cost model's longest tile on sm_90a). Both must match the
-    # reference, causal (bottom-right: a short query block against a long
-    # cache), with a partial last key tile.
+@pytest.mark.parametrize("causal,keys", [(True, 4096), (True, 4097), (True, 9001), (False, 2048),
+                                         (False, 2049)])
+def test_one_compile_serves_short_and_long_keys(causal, keys):
+    # attn.sdpa compiles one attention for every length: up to 4096 keys
+    # when causal (2048 otherwise) its 128-key tiles run, past that the
+    # kernel compiled beside them for long keys (the cost model's longest
+    # tile on sm_90a). Both must match the reference, causal bottom-right (a
+    # short query block against a long cache) or not, with a partial last
+    # key tile.
     q = rand(1, 2, 200, 128)
     k, v = rand(1, 2, keys, 128), rand(1, 2, keys, 128)
-    out = attn.sdpa(q, k, v, is_causal=True, bottom_right=True)
-    mask = torch.ones(200, keys, dtype=torch.bool, device="cuda").tril(keys - 200)
+    out = attn.sdpa(q, k, v, is_causal=causal, bottom_right=True)
+    mask = torch.ones(200, keys, dtype=torch.bool, device="cuda")
+    if causal:
+        mask = mask.tril(keys - 200)
     assert rel(out, reference(q, k, v, mask)) < 1e-2
 
 

@@ -6,16 +6,16 @@
 // RUN: attn-opt %s -split-input-file -attn-select-config=arch=sm_86 | FileCheck %s --check-prefix=SM86
 // RUN: attn-opt %s -split-input-file "-attn-select-config=arch=sm_80 block-m=64 block-n=32 num-warps=4 stages=1" | FileCheck %s --check-prefix=OVERRIDE
 
-// A large problem: on sm_90a, the warp-specialized kernel with 128-key tiles
-// (4096 keys: whole tiles, and a causal diagonal would meet one per query
-// block; see @long_keys for the longest tile the registers hold); the
+// A large problem: on sm_90a, the warp-specialized kernel with the longest
+// key tile its registers hold (without a mask, 4096 keys are past the
+// lengths where whole 128-key tiles pay: see @causal_4096); the
 // cp.async wgmma kernel with the largest tile, two warpgroups that cover
 // each other's softmax (head dim 128 needs two per SM); with mma.sync, two
 // m16 tiles per warp where the registers and shared memory allow; sm_86's
 // 99 KB of shared memory allow fewer stages or narrower key tiles than
 // sm_90a's 227 KB.
 // SM90-LABEL: func @large_hd128
-// SM90: config = #attn.config<variant = "sm90ws", block_m = 128, block_n = 128, num_warps = 12, stages = 2>
+// SM90: config = #attn.config<variant = "sm90ws", block_m = 128, block_n = 176, num_warps = 12, stages = 2>
 // SM90-CP-LABEL: func @large_hd128
 // SM90-CP: config = #attn.config<variant = "sm90", block_m = 128, block_n = 128, num_warps = 8, stages = 2>
 // SM90-MMA-LABEL: func @large_hd128
@@ -32,11 +32,10 @@ func.func @large_hd128(%q: tensor<8x16x4096x128xbf16>, %k: tensor<8x16x4096x128x
 // -----
 
 // Head dim 64 has half the product work per softmax: the warp-specialized
-// consumers would take longer key tiles, but 4096 keys keep 128; the
-// cp.async kernel needs about four
+// consumers take longer key tiles; the cp.async kernel needs about four
 // warpgroups per SM, which 64x128 tiles with one each give (three fit).
 // SM90-LABEL: func @large_hd64
-// SM90: config = #attn.config<variant = "sm90ws", block_m = 128, block_n = 128, num_warps = 12, stages = 2>
+// SM90: config = #attn.config<variant = "sm90ws", block_m = 128, block_n = 224, num_warps = 12, stages = 2>
 // SM90-CP-LABEL: func @large_hd64
 // SM90-CP: config = #attn.config<variant = "sm90", block_m = 64, block_n = 128, num_warps = 4, stages = 2>
 func.func @large_hd64(%q: tensor<4x32x4096x64xbf16>, %k: tensor<4x32x4096x64xbf16>, %v: tensor<4x32x4096x64xbf16>) -> tensor<4x32x4096x64xbf16> {
@@ -121,10 +120,11 @@ func.func @transposed_k(%q: tensor<4x8x2048x64xbf16>, %k: tensor<4x8x64x2048xbf1
 
 // -----
 
-// Past 8192 keys the per-tile bookkeeping outweighs a partial last tile and
-// a second diagonal tile: the longest key tile the consumers' registers hold
-// (176 at head dim 128; bench/NOTES.md step 17: 4% faster than 128 at 16k
-// causal).
+// Past 4096 keys under a causal mask (2048 without) the per-tile
+// bookkeeping outweighs a partial last tile and a second diagonal tile: the
+// longest key tile the consumers' registers hold (176 at head dim 128;
+// bench/NOTES.md steps 17 and 19: 4% faster than 128 at 16k causal, 6% at
+// 8k causal, 4% at 4k without a mask).
 // SM90-LABEL: func @long_keys
 // SM90: config = #attn.config<variant = "sm90ws", block_m = 128, block_n = 176, num_warps = 12, stages = 2>
 func.func @long_keys(%q: tensor<1x16x16384x128xbf16>, %k: tensor<1x16x16384x128xbf16>, %v: tensor<1x16x16384x128xbf16>) -> tensor<1x16x16384x128xbf16> {
@@ -134,7 +134,36 @@ func.func @long_keys(%q: tensor<1x16x16384x128xbf16>, %k: tensor<1x16x16384x128x
 
 // -----
 
-// A dynamic key length: 128-key tiles for up to 8192 keys, and the tiles
+// The thresholds: 4096 causal keys keep 128-key tiles, 8192 do not; 2048
+// keys without a mask keep them, 4096 do not.
+// SM90-LABEL: func @causal_4096
+// SM90: block_n = 128,
+// SM90-LABEL: func @causal_8192
+// SM90: block_n = 176,
+// SM90-LABEL: func @full_2048
+// SM90: block_n = 128,
+// SM90-LABEL: func @full_4096
+// SM90: block_n = 176,
+func.func @causal_4096(%q: tensor<4x16x4096x128xbf16>, %k: tensor<4x16x4096x128xbf16>, %v: tensor<4x16x4096x128xbf16>) -> tensor<4x16x4096x128xbf16> {
+  %o = attn.flash %q, %k, %v {scale = 0.088388 : f32, mask = #attn.mask<causal>} : tensor<4x16x4096x128xbf16>, tensor<4x16x4096x128xbf16>, tensor<4x16x4096x128xbf16> -> tensor<4x16x4096x128xbf16>
+  return %o : tensor<4x16x4096x128xbf16>
+}
+func.func @causal_8192(%q: tensor<2x16x8192x128xbf16>, %k: tensor<2x16x8192x128xbf16>, %v: tensor<2x16x8192x128xbf16>) -> tensor<2x16x8192x128xbf16> {
+  %o = attn.flash %q, %k, %v {scale = 0.088388 : f32, mask = #attn.mask<causal>} : tensor<2x16x8192x128xbf16>, tensor<2x16x8192x128xbf16>, tensor<2x16x8192x128xbf16> -> tensor<2x16x8192x128xbf16>
+  return %o : tensor<2x16x8192x128xbf16>
+}
+func.func @full_2048(%q: tensor<8x16x2048x128xbf16>, %k: tensor<8x16x2048x128xbf16>, %v: tensor<8x16x2048x128xbf16>) -> tensor<8x16x2048x128xbf16> {
+  %o = attn.flash %q, %k, %v {scale = 0.088388 : f32} : tensor<8x16x2048x128xbf16>, tensor<8x16x2048x128xbf16>, tensor<8x16x2048x128xbf16> -> tensor<8x16x2048x128xbf16>
+  return %o : tensor<8x16x2048x128xbf16>
+}
+func.func @full_4096(%q: tensor<4x16x4096x128xbf16>, %k: tensor<4x16x4096x128xbf16>, %v: tensor<4x16x4096x128xbf16>) -> tensor<4x16x4096x128xbf16> {
+  %o = attn.flash %q, %k, %v {scale = 0.088388 : f32} : tensor<4x16x4096x128xbf16>, tensor<4x16x4096x128xbf16>, tensor<4x16x4096x128xbf16> -> tensor<4x16x4096x128xbf16>
+  return %o : tensor<4x16x4096x128xbf16>
+}
+
+// -----
+
+// A dynamic key length: 128-key tiles for up to 4096 causal keys, and the tiles
 // for long keys beside them (attn.long_keys_config); both kernels are
 // compiled and a launch picks by its key length. A static length or a
 // forced tile gets no second config.

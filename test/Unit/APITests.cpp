@@ -183,7 +183,7 @@ func.func @f(%q: tensor<1x2x64x64xbf16>, %k: tensor<1x2x64x64xbf16>, %v: tensor<
 }
 
 TEST(Compile, DynamicKeyLengthsGetASecondKernelForLongKeys) {
-  // One compile for every length: 128-key tiles up to kAlignedKeysUpTo
+  // One compile for every length: 128-key tiles up to alignedKeysUpTo
   // keys, and the model's longest tile for longer launches beside them.
   const char *dynamic = R"(
 func.func @f(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>, %v: tensor<?x16x?x128xbf16>) -> tensor<?x16x?x128xbf16> {
@@ -200,6 +200,15 @@ func.func @f(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>, %v: tenso
   EXPECT_EQ(shortKeys.longKeysKernel()->spec().variant, "sm90ws");
   EXPECT_EQ(shortKeys.longKeysKernel()->spec().blockN, 176);
   EXPECT_TRUE(shortKeys.longKeysKernel()->spec().causal);
+  // Causal: diagonal tiles make 128 keys pay up to 4096 keys (step 19).
+  EXPECT_EQ(shortKeys.longKeysFrom(), 4096);
+  std::string full = dynamic;
+  const std::string causalMask = "mask = #attn.mask<causal>, ";
+  full.replace(full.find(causalMask), causalMask.size(), "");
+  auto fullCompiled = compileSource(*memoryContext(), full);
+  ASSERT_TRUE(fullCompiled.isOk()) << fullCompiled.status().toString();
+  ASSERT_NE(fullCompiled->kernels[0]->longKeysKernel(), nullptr);
+  EXPECT_EQ(fullCompiled->kernels[0]->longKeysFrom(), 2048);
 
   // A static key length gets its tiles and nothing else; so does a forced
   // tile.

@@ -40,7 +40,10 @@ struct FakeState {
     CUcontext context;
     FlashParams params;        ///< of a forward launch
     FlashBwdParams bwdParams;  ///< of a backward launch ("fake_bwd_*")
+    int stagesOutput = -1;     ///< TmaMaps::stages_output (persistent)
   };
+  /// Tensor maps of this address fail to encode (strides TMA rejects).
+  const void *rejectedMapAddress = nullptr;
   std::vector<Launch> launches;
   struct Memset {
     CUdeviceptr dst;
@@ -179,6 +182,8 @@ Driver::Api fakeApi() {
       l.bwdParams = *static_cast<FlashBwdParams *>(args[0]);
     else
       l.params = *static_cast<FlashParams *>(args[0]);
+    if (state.functionNames[f].find("_ws") != std::string::npos)
+      l.stagesOutput = static_cast<TmaMaps *>(args[1])->stages_output;
     state.launches.push_back(l);
     return ok();
   };
@@ -197,11 +202,15 @@ Driver::Api fakeApi() {
     return ok();
   };
   a.tensorMapEncodeTiled = [](CUtensorMap *, CUtensorMapDataType, cuuint32_t,
-                              void *, const cuuint64_t *, const cuuint64_t *,
-                              const cuuint32_t *, const cuuint32_t *,
-                              CUtensorMapInterleave, CUtensorMapSwizzle,
-                              CUtensorMapL2promotion,
-                              CUtensorMapFloatOOBfill) { return ok(); };
+                              void *address, const cuuint64_t *,
+                              const cuuint64_t *, const cuuint32_t *,
+                              const cuuint32_t *, CUtensorMapInterleave,
+                              CUtensorMapSwizzle, CUtensorMapL2promotion,
+                              CUtensorMapFloatOOBfill) {
+    return address && address == state.rejectedMapAddress
+               ? CUDA_ERROR_INVALID_VALUE
+               : ok();
+  };
   a.eventCreate = [](CUevent *, unsigned) { return ok(); };
   a.eventDestroy = [](CUevent) { return ok(); };
   a.eventRecord = [](CUevent, CUstream) { return ok(); };
@@ -500,6 +509,51 @@ TEST_F(FakeDriverLaunch, CausalPersistentLaunchesDrawTilesFromAZeroedCounter) {
   EXPECT_EQ(*bytes, 0u);
 }
 
+TEST_F(FakeDriverLaunch, AnOutputTmaCannotStoreIsStoredByTheThreads) {
+  // The persistent kernel stores its output by TMA when o's map encodes;
+  // strides TMA rejects leave each thread storing its accumulators, and
+  // packed decode rows (rows of several heads) never use the map.
+  auto kernel = buildFakeFlashKernel("fake_flash_ws_output", [](KernelSpec &spec) {
+    spec.variant = "sm90ws";
+    spec.threads = 384;
+    spec.blockM = 128;
+    spec.numWarps = 12;
+  });
+  state.stack.push_back(primary(0));
+  FlashArgs args;
+  args.batch = 2;
+  args.seqQ = args.seqKV = 1024;
+  int64_t qShape[4] = {2, 8, 1024, 128}, kvShape[4] = {2, 2, 1024, 128};
+  args.q = TensorArg::contiguous(deviceMemory(0, 0), qShape);
+  args.k = TensorArg::contiguous(deviceMemory(0, 1 << 24), kvShape);
+  args.v = TensorArg::contiguous(deviceMemory(0, 1 << 26), kvShape);
+  args.o = TensorArg::contiguous(deviceMemory(0, 1 << 28), qShape);
+  args.splits = 1;
+  ASSERT_TRUE(kernel->launch(args).isOk());
+  state.rejectedMapAddress = args.o.data;
+  ASSERT_TRUE(kernel->launch(args).isOk());
+  state.rejectedMapAddress = nullptr;
+  ASSERT_EQ(state.launches.size(), 2u);
+  EXPECT_EQ(state.launches[0].stagesOutput, 1);
+  EXPECT_EQ(state.launches[1].stagesOutput, 0);
+
+
+  auto packed = buildFakeFlashKernel("fake_flash_ws_packed", [](KernelSpec &spec) {
+    spec.variant = "sm90ws";
+    spec.threads = 384;
+    spec.blockM = 128;
+    spec.numWarps = 12;
+    spec.packGroup = 4;
+  });
+  args.seqQ = 1;
+  qShape[2] = 1;
+  args.q = TensorArg::contiguous(deviceMemory(0, 0), qShape);
+  args.o = TensorArg::contiguous(deviceMemory(0, 1 << 28), qShape);
+  ASSERT_TRUE(packed->launch(args).isOk());
+  ASSERT_EQ(state.launches.size(), 3u);
+  EXPECT_EQ(state.launches[2].stagesOutput, 0);
+}
+
 TEST_F(FakeDriverLaunch, LongKeyLengthsRunTheLongKeysKernel) {
   auto shortKeys = buildFakeFlashKernel("fake_short_keys");
   auto longKeys = buildFakeFlashKernel("fake_long_keys", [](KernelSpec &spec) {
@@ -708,17 +762,25 @@ TEST_F(FakeDriverLaunch, HostTimePerLaunch) {
   args.splits = 1;
   state.stack.push_back(primary(0));
   ASSERT_TRUE(kernel->launch(args).isOk());
-  constexpr int kLaunches = 100000;
-  state.launches.reserve(kLaunches + 1);
+  constexpr int kLaunches = 100000, kBatch = 1000;
+  // The fake's records of a batch of launches, reused: 100000 of them
+  // would time the page faults of their memory, not the launches.
+  state.launches.reserve(kBatch + 1);
+  size_t recorded = 0;
   auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < kLaunches; ++i)
+  for (int i = 0; i < kLaunches; ++i) {
     (void)kernel->launch(args);
+    if (state.launches.size() > kBatch) {
+      recorded += state.launches.size();
+      state.launches.clear();
+    }
+  }
   double us = std::chrono::duration<double, std::micro>(
                   std::chrono::steady_clock::now() - start)
                   .count() /
               kLaunches;
   std::printf("host time per launch (fake driver): %.3f us\n", us);
-  EXPECT_EQ(state.launches.size(), size_t(kLaunches) + 1);
+  EXPECT_EQ(recorded + state.launches.size(), size_t(kLaunches) + 1);
   EXPECT_EQ(state.pushes, 0);
   // Generous (a shared CI machine): about 0.2 us here.
   EXPECT_LT(us, 5.0);

@@ -176,7 +176,7 @@ void printKernels(const attn::CompiledModule &compiled) {
     // A dynamic key length: the kernel its long launches run.
     if (attn::Kernel *longKeys = k->longKeysKernel())
       row(*longKeys, " (launches past " +
-                         std::to_string(attn::kAlignedKeysUpTo) + " keys)");
+                         std::to_string(k->longKeysFrom()) + " keys)");
   }
 }
 

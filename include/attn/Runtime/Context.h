@@ -215,6 +215,8 @@ public:
   }
   /// That kernel, or null.
   Kernel *longKeysKernel() const { return longKeys_.get(); }
+  /// The key length past which launches run it.
+  int64_t longKeysFrom() const { return longKeysFrom_; }
 
   /// Checks sizes, alignment and strides against the spec (no GPU needed).
   Status validate(const FlashArgs &args) const;

@@ -57,9 +57,20 @@ template <class C> struct FlashForwardWS {
   static constexpr int kSlotBytes = 32; // a Tile
   // The slots after the barriers, 16-byte aligned for vector accesses.
   static constexpr int kSlotsOffset = (8 * kBarriers + 15) / 16 * 16;
-  static constexpr int kSharedBytes = 1024 + kBytesQ +
-                                      kStages * (kBytesK + kBytesV) +
-                                      kSlotsOffset + kSlotBytes * kTileSlots;
+  static constexpr int kSharedBytesUnstaged =
+      1024 + kBytesQ + kStages * (kBytesK + kBytesV) + kSlotsOffset +
+      kSlotBytes * kTileSlots;
+  // The output staged in shared memory for a TMA store (swizzled like Q),
+  // where it fits beside the rings (KernelVariants.cpp's sm90wsShared
+  // decides the same); otherwise each thread stores its accumulators.
+  static constexpr int kBytesO = kBlockM * 128 * kBlocksV;
+  static constexpr bool kStagesOutput =
+      kSharedBytesUnstaged + kBytesO <= kMaxSharedSm90;
+  static constexpr int kSharedBytes =
+      kSharedBytesUnstaged + (kStagesOutput ? kBytesO : 0);
+  // Named barriers: 0 is __syncthreads, 1 + w the consumers' turns, then
+  // one per consumer for its staged output.
+  static constexpr int kOutputBarrier = 1 + kConsumers;
   static constexpr int kNTiles = kBlockN / 8;
   static constexpr int kOTiles = kDimV / 8;
   static constexpr TileOrder kOrder = tileOrderFor(Mask<C>::kPositional);
@@ -90,12 +101,13 @@ template <class C> struct FlashForwardWS {
 
   /// Shared addresses of the tiles and barriers.
   struct Layout {
-    u32 q, k, v, bars;
+    u32 q, k, v, o, bars;
     __device__ __forceinline__ explicit Layout(char *smem) {
       q = (sharedAddress(smem) + 1023) & ~1023u;
       k = q + kBytesQ;
       v = k + kStages * kBytesK;
-      bars = v + kStages * kBytesV;
+      o = v + kStages * kBytesV;
+      bars = o + (kStagesOutput ? kBytesO : 0);
     }
     __device__ __forceinline__ u32 qFull() const { return bars; }
     __device__ __forceinline__ u32 qEmpty() const { return bars + 8; }
@@ -267,8 +279,55 @@ template <class C> struct FlashForwardWS {
       namedBarrierArrive(1 + (w + 1) % kConsumers, 256);
   }
 
-  static __device__ void consume(const FlashParams &p, const Layout &smem,
-                                 int w) {
+  /// The output of consumer w's 64 rows through its part of the staging
+  /// buffer: normalized and packed into 64-column blocks of 128-byte
+  /// swizzled rows (the layout of the tensor map), then stored by TMA,
+  /// which drops rows past seq_q and columns past the head dim. The
+  /// logsumexp is stored directly.
+  static __device__ void storeStaged(const FlashParams &p, const TmaMaps &maps,
+                                     const Layout &smem, const Tile &t, int w,
+                                     const float (&o)[1][kOTiles][4],
+                                     const OnlineSoftmax<1, kNTiles> &stats) {
+    const int lane = threadIdx.x % 32;
+    const bool leader = threadIdx.x % 128 == 0;
+    const u32 base = smem.o + w * (64 * 128 * kBlocksV);
+    // The previous tile's store has read the buffer before it is rewritten.
+    if (leader)
+      bulkWait</*kRead=*/true>();
+    namedBarrierSync(kOutputBarrier + w, 128);
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      // Row r of the consumer's 64; the accumulators' layout of wgmma.
+      const int r = 16 * (threadIdx.x / 32 % 4) + lane / 4 + half * 8;
+      const int row = t.m0 + 64 * w + r;
+      float inv, lse;
+      Epilogue<C>::rowScale(p, stats, 0, half, t.h, t.h, row, row < p.seq_q,
+                            /*partial=*/false, inv, lse);
+#pragma unroll
+      for (int d = 0; d < kOTiles; ++d) {
+        const int byte = (d * 8 + (lane % 4) * 2) * 2; // in the row
+        const int block = byte / 128, chunk = byte % 128 / 16;
+        storeShared(base + block * (64 * 128) + r * 128 +
+                        ((chunk ^ (r % 8)) * 16) + byte % 16,
+                    Ops::pack(o[0][d][2 * half] * inv,
+                              o[0][d][2 * half + 1] * inv));
+      }
+      if (C::kWriteLse && lane % 4 == 0 && row < p.seq_q)
+        p.lse[(static_cast<i64>(t.b) * p.heads_q + t.h) * p.seq_q + row] = lse;
+    }
+    fenceProxyAsyncShared();
+    namedBarrierSync(kOutputBarrier + w, 128);
+    if (leader) {
+#pragma unroll 1
+      for (int j = 0; j < kBlocksV; ++j)
+        tmaStore4d(&maps.o, base + j * (64 * 128), 64 * j, t.m0 + 64 * w, t.h,
+                   t.b);
+      bulkCommit();
+    }
+  }
+
+  static __device__ void consume(const FlashParams &p, const TmaMaps &maps,
+                                 const Layout &smem, int w) {
     const bool leader = threadIdx.x % 128 == 0; // releases buffers
     // The warpgroup's products cover its 64 rows; warp g of it holds the
     // accumulators of rows 16 g .. 16 g + 15 (what masks and the epilogue
@@ -341,11 +400,22 @@ template <class C> struct FlashForwardWS {
           barrierArrive(smem.vEmpty(vRing.stage()));
         vRing.advance();
       };
-      auto softmax = [&](int i, float(&s)[1][kNTiles][4],
-                         float(&alpha)[1][2]) {
+      // Steps [fullFrom, fullTo) visit the key tiles no mask cuts (the
+      // tiles run from the last, so the diagonal's come first, a window's
+      // left edge last); they run in a loop of their own, with no
+      // element-wise masking.
+      int fullFrom, fullTo;
+      {
+        int lo, hi;
+        mask.fullTiles(p, kBlockN, lo, hi);
+        fullFrom = min(max(t.end - hi, 0), steps);
+        fullTo = max(min(t.end - lo, steps), fullFrom);
+      }
+      auto softmax = [&](int i, float(&s)[1][kNTiles][4], float(&alpha)[1][2],
+                         auto masked) {
         const int n0 = tileStart(i);
         float logitScale;
-        if (Mask<C>::kAlwaysElementwise || !mask.tileIsFull(p, n0, kBlockN)) {
+        if (decltype(masked)::value) {
           logitScale = mask.template apply<true>(p, n0, rowBase, s);
           ++maskedTiles;
         } else {
@@ -353,6 +423,8 @@ template <class C> struct FlashForwardWS {
         }
         stats.update(s, alpha, logitScale);
       };
+      using Masked = IntegralConstant<bool, true>;
+      using Unmasked = IntegralConstant<bool, false>;
 
       // As the loading thread: the Q phase is the slot ring's (not yet
       // advanced past this tile).
@@ -367,10 +439,14 @@ template <class C> struct FlashForwardWS {
         wgmmaWait<0>();
         fenceAccumulators(s[0]);
         releaseK();
-        softmax(0, s, alpha);
+        if (fullFrom == 0 && fullTo > 0)
+          softmax(0, s, alpha, Unmasked{});
+        else
+          softmax(0, s, alpha, Masked{});
         packTile<Ops>(pk, s);
       }
-      for (int i = 1; i < steps; ++i) {
+      // Steps 1 .. steps - 1: S_i with O += P_{i-1} V_{i-1} in flight.
+      auto step = [&](int i, auto masked) {
         float s[1][kNTiles][4], alpha[1][2];
         barrierWait(smem.kFull(kRing.stage()), kRing.phase());
         waitTurn(w);
@@ -381,14 +457,21 @@ template <class C> struct FlashForwardWS {
         wgmmaWait<1>();
         fenceAccumulators(s[0]);
         releaseK();
-        softmax(i, s, alpha);
+        softmax(i, s, alpha, masked);
         // O holds P_{i-1} V_{i-1} against the old maxima once that lands.
         wgmmaWait<0>();
         fenceAccumulators(o[0]);
         releaseV();
         OnlineSoftmax<1, kNTiles>::rescale(o, alpha);
         packTile<Ops>(pk, s);
-      }
+      };
+      int i = 1;
+      for (; i < max(fullFrom, 1); ++i)
+        step(i, Masked{});
+      for (; i < fullTo; ++i)
+        step(i, Unmasked{});
+      for (; i < steps; ++i)
+        step(i, Masked{});
       // Every S of the tile is done: Q may be replaced.
       if (leader)
         barrierArrive(smem.qEmpty());
@@ -405,10 +488,17 @@ template <class C> struct FlashForwardWS {
         atomicAdd(&p.tile_stats[0], static_cast<unsigned long long>(steps));
         atomicAdd(&p.tile_stats[1], static_cast<unsigned long long>(maskedTiles));
       }
-      Epilogue<C>::store(p, t.b, t.h, t.m0, rowBase, splitOf(smem, slots), o,
-                         stats);
+      const int split = splitOf(smem, slots);
+      if (kStagesOutput && C::kPackGroup == 1 && !C::kVarlen &&
+          p.schedule.splits == 1 && maps.stages_output)
+        storeStaged(p, maps, smem, t, w, o, stats);
+      else
+        Epilogue<C>::store(p, t.b, t.h, t.m0, rowBase, split, o, stats);
       releaseTile(smem, slots);
     }
+    // TMA reads the staged output before the block's shared memory goes.
+    if (kStagesOutput && leader)
+      bulkWait</*kRead=*/true>();
     // The turn the last consumer passed after the last products.
     if (kConsumers > 1 && w == 0)
       waitTurn(0);
@@ -449,7 +539,7 @@ template <class C> struct FlashForwardWS {
     } else {
       if (kConsumers > 1)
         claimRegisters<kConsumerRegisters>();
-      consume(p, smem, warpgroup - 1);
+      consume(p, maps, smem, warpgroup - 1);
     }
   }
 };

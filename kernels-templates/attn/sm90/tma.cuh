@@ -74,6 +74,37 @@ __device__ __forceinline__ void tmaLoad4d(u32 dst, const TensorMap *map,
                : "memory");
 }
 
+/// Stores the shared box at src to coordinates (c0, c1, c2, c3) of a 4-d
+/// tensor map (parts outside the tensor are not written), in the calling
+/// thread's current bulk group.
+__device__ __forceinline__ void tmaStore4d(const TensorMap *map, u32 src,
+                                           int c0, int c1, int c2, int c3) {
+  asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group "
+               "[%0, {%2, %3, %4, %5}], [%1];" ::"l"(map),
+               "r"(src), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+               : "memory");
+}
+__device__ __forceinline__ void bulkCommit() {
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+/// Waits until the calling thread's bulk stores have read their shared
+/// sources (kRead) or are complete.
+template <bool kRead> __device__ __forceinline__ void bulkWait() {
+  if (kRead)
+    asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+  else
+    asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+}
+/// Makes this thread's shared-memory writes visible to TMA (the async
+/// proxy).
+__device__ __forceinline__ void fenceProxyAsyncShared() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+/// A 32-bit shared-memory store.
+__device__ __forceinline__ void storeShared(u32 addr, u32 value) {
+  asm volatile("st.shared.b32 [%0], %1;" ::"r"(addr), "r"(value) : "memory");
+}
+
 /// Named barriers (id 0 is __syncthreads): `threads` threads meet, some by
 /// waiting (sync), some only by arriving.
 __device__ __forceinline__ void namedBarrierSync(int id, int threads) {

@@ -114,8 +114,7 @@ FailureOr<::attn::KernelSpec> mlir::attn::emitFlashKernel(FlashOp op) {
     return op.emitOpError()
            << "has no #attn.config; run --attn-select-config first";
   MaskAttr mask = op.getMaskOrEmpty();
-  RankedTensorType q = op.getQ().getType(), k = op.getK().getType(),
-                   v = op.getV().getType();
+  RankedTensorType q = op.getQ().getType();
 
   ::attn::KernelSpec spec;
   spec.variant = config.getVariant().str();
