@@ -416,53 +416,64 @@ class _Kernel:
         self.workspace = {}            # (batch, seq_q, seq_kv, num_splits, device) -> bytes
 
 
-def _kernel(spec, describe, device):
-    """The kernel of `spec` (see _spec), compiled on first use."""
-    kernel = _kernels.get(spec)
+def _compiled_once(cache, key, device, capture_error, compile):
+    """cache[key], or the kernel compile() returns, stored there on first
+    use. Compiling holds _lock, so that threads asking for one key compile it
+    once; where `device`'s stream is capturing a CUDA graph, which does not
+    allow compiling, it raises AttnError(capture_error()) instead."""
+    kernel = cache.get(key)
     if kernel is not None:
         return kernel
     with _lock:
-        kernel = _kernels.get(spec)
+        kernel = cache.get(key)
         if kernel is not None:
             return kernel
         if device is not None and _capturing(device):
-            raise AttnError(f"attn.sdpa({describe()}) needs a kernel compiled while a CUDA graph is being "
-                            "captured, where compiling is not allowed: call attn.precompile with the same "
-                            "arguments (or run the call once) before capturing")
-        (dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_lengths, keep, bias, score_mod,
-         return_lse, static_sq, variant, tiles, captures, has_sinks) = spec
-        text = _mlir(dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_lengths, keep, bias,
-                     score_mod, return_lse, static_sq, captures, has_sinks)
-        handle = ctypes.c_void_p()
-        lib = library()
-        if lib.attn_compile(_get_context(), text.encode(), variant.encode(), *tiles, ctypes.byref(handle)):
-            raise _compile_error(lib.attn_last_error().decode(), text, score_mod, describe())
-        kernel = _Kernel(handle)
-        _kernels[spec] = kernel
+            raise AttnError(capture_error())
+        kernel = cache[key] = compile()
         return kernel
+
+
+def _spec_source(spec, sinks=True):
+    """What compiling the attention of `spec` (see _spec) takes: its MLIR
+    (without the sinks operand if not `sinks`), and the score_mod (for the
+    lines of its errors), variant and tiles."""
+    (dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_lengths, keep, bias, score_mod,
+     return_lse, static_sq, variant, tiles, captures, has_sinks) = spec
+    text = _mlir(dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_lengths, keep, bias,
+                 score_mod, return_lse, static_sq, captures, has_sinks and sinks)
+    return text, score_mod, variant, tiles
+
+
+def _compile_kernel(text, score_mod, variant, tiles, describe, call="attn.sdpa"):
+    """The kernel attn_compile makes of MLIR `text`; its errors name `call`."""
+    handle = ctypes.c_void_p()
+    lib = library()
+    if lib.attn_compile(_get_context(), text.encode(), variant.encode(), *tiles, ctypes.byref(handle)):
+        error = _compile_error(lib.attn_last_error().decode(), text, score_mod, describe())
+        if call != "attn.sdpa":
+            error = AttnError(str(error).replace("attn.sdpa", call, 1))
+        raise error
+    return _Kernel(handle)
+
+
+def _kernel(spec, describe, device):
+    """The kernel of `spec` (see _spec), compiled on first use."""
+    return _compiled_once(
+        _kernels, spec, device,
+        lambda: (f"attn.sdpa({describe()}) needs a kernel compiled while a CUDA graph is being captured, "
+                 "where compiling is not allowed: call attn.precompile with the same arguments (or run the "
+                 "call once) before capturing"),
+        lambda: _compile_kernel(*_spec_source(spec), describe))
 
 
 def _backward_kernel(spec, bias_grad, describe, device):
     """The backward of the attention of `spec` (a spec of _spec with
     return_lse, no variant and no tiles: the backward picks its own), with
     the bias gradient if bias_grad; compiled on first use."""
-    key = (spec, bias_grad)
-    kernel = _backward_kernels.get(key)
-    if kernel is not None:
-        return kernel
-    with _lock:
-        kernel = _backward_kernels.get(key)
-        if kernel is not None:
-            return kernel
-        if device is not None and _capturing(device):
-            raise AttnError(f"the backward of attn.sdpa({describe()}) needs a kernel compiled while a CUDA graph "
-                            "is being captured, where compiling is not allowed: call attn.precompile with the "
-                            "same arguments and backward=True (or run a training step once) before capturing")
-        (dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_lengths, keep, bias, score_mod,
-         return_lse, static_sq, variant, tiles, captures, _) = spec
+    def compile():
         # Without sinks (_backward_spec): the logsumexp it reads counts them.
-        text = _mlir(dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_lengths, keep, bias,
-                     score_mod, return_lse, static_sq, captures)
+        text, score_mod, _, _ = _spec_source(spec, sinks=False)
         forward, backward = ctypes.c_void_p(), ctypes.c_void_p()
         lib = library()
         if lib.attn_compile_training(_get_context(), text.encode(), int(bias_grad), ctypes.byref(forward),
@@ -471,9 +482,14 @@ def _backward_kernel(spec, bias_grad, describe, device):
         # attn.sdpa's forward is its own kernel (_kernel, with the call's
         # variant and tiles); the one compiled with the backward goes.
         lib.attn_kernel_destroy(forward)
-        kernel = _Kernel(backward)
-        _backward_kernels[key] = kernel
-        return kernel
+        return _Kernel(backward)
+
+    return _compiled_once(
+        _backward_kernels, (spec, bias_grad), device,
+        lambda: (f"the backward of attn.sdpa({describe()}) needs a kernel compiled while a CUDA graph is "
+                 "being captured, where compiling is not allowed: call attn.precompile with the same "
+                 "arguments and backward=True (or run a training step once) before capturing"),
+        compile)
 
 
 def kernel_info(handle):

@@ -96,25 +96,11 @@ def _varlen_mlir(dtype, hq, hkv, dqk, dv, scale, items, score_mod, return_lse, c
 def _compiled(spec, make_text, score_mod, variant, tiles, describe, device, call="attn.varlen"):
     """The kernel of `spec` (a key of attn's kernel cache), compiled from the
     MLIR make_text() writes on first use."""
-    kernel = _attn._kernels.get(spec)
-    if kernel is not None:
-        return kernel
-    with _attn._lock:
-        kernel = _attn._kernels.get(spec)
-        if kernel is not None:
-            return kernel
-        if _attn._capturing(device):
-            raise _attn.AttnError(f"{call}({describe()}) needs a kernel compiled while a CUDA graph is being "
-                                  "captured, where compiling is not allowed: run the call once before capturing")
-        text = make_text()
-        handle = ctypes.c_void_p()
-        lib = _attn.library()
-        if lib.attn_compile(_attn._get_context(), text.encode(), variant.encode(), *tiles, ctypes.byref(handle)):
-            error = _attn._compile_error(lib.attn_last_error().decode(), text, score_mod, describe())
-            raise _attn.AttnError(str(error).replace("attn.sdpa", call, 1))
-        kernel = _attn._Kernel(handle)
-        _attn._kernels[spec] = kernel
-        return kernel
+    return _attn._compiled_once(
+        _attn._kernels, spec, device,
+        lambda: (f"{call}({describe()}) needs a kernel compiled while a CUDA graph is being captured, where "
+                 "compiling is not allowed: run the call once before capturing"),
+        lambda: _attn._compile_kernel(make_text(), score_mod, variant, tiles, describe, call))
 
 
 def _host_length(name, n):
