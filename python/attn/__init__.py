@@ -313,14 +313,58 @@ def head_bias(num_heads):
             "attn.yield %y : f32")
 
 
+def _tensor_type(shape, element):
+    """An MLIR tensor type; None in `shape` is a dynamic extent."""
+    return "tensor<" + "x".join("?" if s is None else str(s) for s in shape) + "x" + element + ">"
+
+
+def _capture_operands(captures):
+    """The score_mod captures ((shape, element) each) as an attn.flash
+    function takes them: their types, the function's arguments %captured0..
+    and the captures(...) operand ("" without captures). The region's block
+    arguments are %capture0.. (_score_mod_region)."""
+    types = [_tensor_type(shape, el) for shape, el in captures]
+    args = [f"%captured{i}: {ct}" for i, ct in enumerate(types)]
+    operand = ""
+    if types:
+        operand = (" captures(" + ", ".join(f"%captured{i}" for i in range(len(types))) + " : " +
+                   ", ".join(types) + ")")
+    return types, args, operand
+
+
+def _sinks_operand(hq):
+    """The function argument and the attn.flash operand of hq sinks."""
+    return f"%sinks: tensor<{hq}xf32>", f" sinks(%sinks : tensor<{hq}xf32>)"
+
+
+def _score_mod_region(score_mod, capture_types):
+    """The score_mod region of an attn.flash with the body `score_mod` ("" without one)."""
+    if not score_mod:
+        return ""
+    extra = "".join(f", %capture{i}: {ct}" for i, ct in enumerate(capture_types))
+    return (" score_mod {\n" + _SCORE_MOD_HEADER.format(captures=extra) + "\n    "
+            + score_mod.replace("\n", "\n    ") + "\n  }")
+
+
+def _flash_function(name, args, operands, attrs, region, types, out, lse=None):
+    """func.func @name(args) returning the attn.flash of %q, %k, %v (of
+    `types`) with `operands`, `attrs` and `region`: its output, of type
+    `out`, and its logsumexp, of type `lse`, if given."""
+    results = out + (f", {lse}" if lse else "")
+    names = "%o, %lse" if lse else "%o"
+    return (f"func.func @{name}({', '.join(args)}) -> ({results}) {{\n"
+            f"  {names} = attn.flash %q, %k, %v{operands} {{{', '.join(attrs)}}}{region}"
+            f" : {', '.join(types)} -> {results}\n"
+            f"  return {names} : {results}\n}}\n")
+
+
 def _mlir(dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_lengths,
           keep, bias, score_mod, return_lse, sq=None, captures=(), sinks=False):
     """The attention as an attn.flash on dynamic batch and sequence sizes; sq,
     when given, fixes the query length."""
-    def t(shape, el):
-        return "tensor<" + "x".join("?" if s is None else str(s) for s in shape) + "x" + el + ">"
-    args = [f"%q: {t([None, hq, sq, dqk], dtype)}", f"%k: {t([None, hkv, None, dqk], dtype)}",
-            f"%v: {t([None, hkv, None, dv], dtype)}"]
+    t = _tensor_type
+    types = (t([None, hq, sq, dqk], dtype), t([None, hkv, None, dqk], dtype), t([None, hkv, None, dv], dtype))
+    args = [f"%q: {types[0]}", f"%k: {types[1]}", f"%v: {types[2]}"]
     operands, items = "", []
     if causal:
         items.append("causal")
@@ -340,33 +384,18 @@ def _mlir(dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_leng
         args.append(f"%{name}: {t(shape, el)}")
         operands += f" {name}(%{name} : {t(shape, el)})"
         items.append(name)
-    # score_mod captures: function arguments %captured0.., the region's
-    # block arguments %capture0...
-    capture_types = [t(shape, el) for shape, el in captures]
-    for i, ct in enumerate(capture_types):
-        args.append(f"%captured{i}: {ct}")
-    if capture_types:
-        operands += (" captures(" + ", ".join(f"%captured{i}" for i in range(len(captures))) + " : " +
-                     ", ".join(capture_types) + ")")
+    capture_types, capture_args, capture_operand = _capture_operands(captures)
+    args += capture_args
+    operands += capture_operand
     if sinks:
-        args.append(f"%sinks: tensor<{hq}xf32>")
-        operands += f" sinks(%sinks : tensor<{hq}xf32>)"
+        arg, operand = _sinks_operand(hq)
+        args.append(arg)
+        operands += operand
     attrs = [f"scale = {scale!r} : f32"]
     if items:
         attrs.append(f"mask = #attn.mask<{', '.join(items)}>")
-    region = ""
-    if score_mod:
-        extra = "".join(f", %capture{i}: {ct}" for i, ct in enumerate(capture_types))
-        region = (" score_mod {\n" + _SCORE_MOD_HEADER.format(captures=extra) + "\n    "
-                  + score_mod.replace("\n", "\n    ") + "\n  }")
-    out = t([None, hq, sq, dv], dtype)
-    results = out + (f", {t([None, hq, sq], 'f32')}" if return_lse else "")
-    names = "%o, %lse" if return_lse else "%o"
-    return (f"func.func @sdpa({', '.join(args)}) -> ({results}) {{\n"
-            f"  {names} = attn.flash %q, %k, %v{operands} {{{', '.join(attrs)}}}{region}"
-            f" : {t([None, hq, sq, dqk], dtype)}, {t([None, hkv, None, dqk], dtype)}, "
-            f"{t([None, hkv, None, dv], dtype)} -> {results}\n"
-            f"  return {names} : {results}\n}}\n")
+    return _flash_function("sdpa", args, operands, attrs, _score_mod_region(score_mod, capture_types), types,
+                           t([None, hq, sq, dv], dtype), t([None, hq, sq], "f32") if return_lse else None)
 
 
 # "<source>:LINE:COLUMN: error: ..." of attn_compile's messages.
