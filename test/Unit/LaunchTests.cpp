@@ -16,6 +16,8 @@
 #include "attn/params.h"
 #include "attn/params_bwd.h"
 
+#include "MemoryContext.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -231,14 +233,10 @@ KernelSpec fakeSpec(const std::string &name) {
 /// the fake driver never runs it.
 std::shared_ptr<Kernel> buildFakeKernel(KernelSpec spec,
                                         void (*edit)(KernelSpec &)) {
-  Context::Options options;
-  options.arch = "sm_90a";
-  options.diskCache = false;
-  auto context = Context::create(options);
-  EXPECT_TRUE(context.isOk()) << context.status().toString();
+  std::unique_ptr<Context> context = test::memoryContext("sm_90a");
   if (edit)
     edit(spec);
-  auto kernel = (*context)->build(spec);
+  auto kernel = context->build(spec);
   EXPECT_TRUE(kernel.isOk()) << kernel.status().toString();
   return *kernel;
 }
