@@ -99,18 +99,9 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
     if (!options.unfused && !mlir::attn::lookupArch(context.arch()))
       return Status(StatusCode::Unsupported,
                     mlir::attn::unsupportedArchMessage(context.arch()));
-    mlir::attn::AttnPipelineOptions pipeline;
-    pipeline.arch = context.arch();
-    pipeline.variant = options.variant;
-    pipeline.blockM = options.blockM;
-    pipeline.blockN = options.blockN;
-    pipeline.numWarps = options.numWarps;
-    pipeline.stages = options.stages;
-    pipeline.unfused = options.unfused;
-    pipeline.backward = options.backward;
-    pipeline.biasGrad = options.backwardBiasGrad;
     mlir::PassManager pm(module.getContext());
-    mlir::attn::buildAttnPipeline(pm, pipeline);
+    mlir::attn::buildAttnPipeline(
+        pm, mlir::attn::makeAttnPipelineOptions(context.arch(), options));
     if (mlir::failed(pm.run(module)))
       return Status(StatusCode::Unsupported, diagnostics.joinedErrors());
   }

@@ -36,6 +36,27 @@ Status invalid(const std::string &message) {
   return Status(StatusCode::InvalidArgument, "sdpa: " + message);
 }
 
+/// Whether `t` is a tensor of a graph of `nodes` nodes.
+bool inGraph(Graph::Tensor t, size_t nodes) {
+  return t.id >= 0 && t.id < static_cast<int>(nodes);
+}
+
+/// Why the tensor `name` of `shape` cannot be attention's (an extent out of
+/// the kernels' 32-bit range), or "" where it can.
+std::string extentsProblem(const std::string &name,
+                           const std::vector<int64_t> &shape) {
+  for (int64_t extent : shape)
+    if (extent < 1 || extent > 2147483647)
+      return "'" + name + "' has shape " + shapeText(shape) +
+             "; extents must be between 1 and 2147483647";
+  return "";
+}
+
+/// Whether q, k and v are all f16 or all bf16, what the kernels take.
+bool sameHalfType(DataType q, DataType k, DataType v) {
+  return q == k && q == v && (q == DataType::F16 || q == DataType::BF16);
+}
+
 } // namespace
 
 Graph::Tensor Graph::input(const std::string &name, DataType type,
@@ -49,9 +70,7 @@ void Graph::output(Tensor tensor) { outputs_.push_back(tensor.id); }
 
 Result<Graph::Tensor> Graph::sdpa(Tensor qRef, Tensor kRef, Tensor vRef,
                                   const SdpaOptions &options) {
-  auto valid = [&](Tensor t) {
-    return t.id >= 0 && t.id < static_cast<int>(nodes_.size());
-  };
+  auto valid = [&](Tensor t) { return inGraph(t, nodes_.size()); };
   if (!valid(qRef) || !valid(kRef) || !valid(vRef))
     return invalid("q, k and v must be tensors of this graph");
   const Node q = nodes_[qRef.id], k = nodes_[kRef.id], v = nodes_[vRef.id];
@@ -62,12 +81,10 @@ Result<Graph::Tensor> Graph::sdpa(Tensor qRef, Tensor kRef, Tensor vRef,
   // Checked before any division by a head count; the verifiers would
   // reject the text anyway.
   for (const Node *n : {&q, &k, &v})
-    for (int64_t extent : n->shape)
-      if (extent < 1 || extent > 2147483647)
-        return invalid("'" + n->name + "' has shape " + shapeText(n->shape) +
-                       "; extents must be between 1 and 2147483647");
-  if (q.type != k.type || q.type != v.type ||
-      (q.type != DataType::F16 && q.type != DataType::BF16))
+    if (std::string problem = extentsProblem(n->name, n->shape);
+        !problem.empty())
+      return invalid(problem);
+  if (!sameHalfType(q.type, k.type, v.type))
     return invalid("q, k and v must be all f16 or all bf16");
   if (k.shape[0] != q.shape[0] || v.shape[0] != q.shape[0])
     return invalid("batch sizes differ: q " + std::to_string(q.shape[0]) +
@@ -210,9 +227,7 @@ Result<Graph::Tensor> Graph::sdpa(Tensor qRef, Tensor kRef, Tensor vRef,
 Result<Graph::Attention> Graph::varlen(Tensor qRef, Tensor kRef, Tensor vRef,
                                        Tensor cuQRef, Tensor cuKRef,
                                        const VarlenOptions &options) {
-  auto valid = [&](Tensor t) {
-    return t.id >= 0 && t.id < static_cast<int>(nodes_.size());
-  };
+  auto valid = [&](Tensor t) { return inGraph(t, nodes_.size()); };
   auto fail = [](const std::string &message) {
     return Status(StatusCode::InvalidArgument, "varlen: " + message);
   };
@@ -225,10 +240,9 @@ Result<Graph::Attention> Graph::varlen(Tensor qRef, Tensor kRef, Tensor vRef,
     if (n->shape.size() != 3)
       return fail("'" + n->name + "' has shape " + shapeText(n->shape) +
                   "; expected packed [tokens, heads, head_dim]");
-    for (int64_t extent : n->shape)
-      if (extent < 1 || extent > 2147483647)
-        return fail("'" + n->name + "' has shape " + shapeText(n->shape) +
-                    "; extents must be between 1 and 2147483647");
+    if (std::string problem = extentsProblem(n->name, n->shape);
+        !problem.empty())
+      return fail(problem);
   }
   for (const Node *n : {&cuQ, &cuK})
     if (n->shape.size() != 1 || n->shape[0] < 2 || n->type != DataType::I32)
@@ -237,8 +251,7 @@ Result<Graph::Attention> Graph::varlen(Tensor qRef, Tensor kRef, Tensor vRef,
   if (cuQ.shape != cuK.shape)
     return fail("the offsets of queries and keys differ in batch: " +
                 shapeText(cuQ.shape) + " and " + shapeText(cuK.shape));
-  if (q.type != k.type || q.type != v.type ||
-      (q.type != DataType::F16 && q.type != DataType::BF16))
+  if (!sameHalfType(q.type, k.type, v.type))
     return fail("q, k and v must be all f16 or all bf16");
   if (k.shape[1] != v.shape[1] || q.shape[1] % k.shape[1] != 0 ||
       k.shape[0] != v.shape[0] || k.shape[2] != q.shape[2])
@@ -260,9 +273,7 @@ Result<Graph::Attention> Graph::varlen(Tensor qRef, Tensor kRef, Tensor vRef,
 Result<Graph::Attention> Graph::paged(Tensor qRef, Tensor kRef, Tensor vRef,
                                       Tensor lengthsRef, Tensor tableRef,
                                       const VarlenOptions &options) {
-  auto valid = [&](Tensor t) {
-    return t.id >= 0 && t.id < static_cast<int>(nodes_.size());
-  };
+  auto valid = [&](Tensor t) { return inGraph(t, nodes_.size()); };
   auto fail = [](const std::string &message) {
     return Status(StatusCode::InvalidArgument, "paged: " + message);
   };
@@ -278,10 +289,9 @@ Result<Graph::Attention> Graph::paged(Tensor qRef, Tensor kRef, Tensor vRef,
                   (n == &q ? "; expected [batch, heads, seq, head_dim]"
                            : "; expected pages [pages, heads, page_size, "
                              "head_dim]"));
-    for (int64_t extent : n->shape)
-      if (extent < 1 || extent > 2147483647)
-        return fail("'" + n->name + "' has shape " + shapeText(n->shape) +
-                    "; extents must be between 1 and 2147483647");
+    if (std::string problem = extentsProblem(n->name, n->shape);
+        !problem.empty())
+      return fail(problem);
   }
   if (table.type != DataType::I32 || table.shape.size() != 2 ||
       table.shape[0] != q.shape[0])
@@ -293,8 +303,7 @@ Result<Graph::Attention> Graph::paged(Tensor qRef, Tensor kRef, Tensor vRef,
     return fail("'" + lengths.name + "' must be i32 [" +
                 std::to_string(q.shape[0]) + "] (cache_seqlens), got " +
                 elementTypeName(lengths.type) + " " + shapeText(lengths.shape));
-  if (q.type != k.type || q.type != v.type ||
-      (q.type != DataType::F16 && q.type != DataType::BF16))
+  if (!sameHalfType(q.type, k.type, v.type))
     return fail("q, k and v must be all f16 or all bf16");
   if (k.shape[0] != v.shape[0] || k.shape[1] != v.shape[1] ||
       k.shape[2] != v.shape[2] || q.shape[1] % k.shape[1] != 0 ||
@@ -322,9 +331,7 @@ Graph::appendFlash(const char *form, const Node &q, const Node &k,
                    const std::string &afterSinks,
                    std::vector<int64_t> outShape, std::vector<int64_t> lseShape,
                    int64_t headDim, const VarlenOptions &options, bool paged) {
-  auto valid = [&](Tensor t) {
-    return t.id >= 0 && t.id < static_cast<int>(nodes_.size());
-  };
+  auto valid = [&](Tensor t) { return inGraph(t, nodes_.size()); };
   auto fail = [&](const std::string &message) {
     return Status(StatusCode::InvalidArgument,
                   std::string(form) + ": " + message);

@@ -371,6 +371,21 @@ private:
     return it->second;
   }
 
+  /// Binds `result` to `in` with each (batch, head) slice changed in place
+  /// by `apply(slice, b, h)`: the element-wise ops and softmax.
+  LogicalResult
+  mapSlices(Value result, const Tensor4 &in,
+            std::function<void(Matrix &, int64_t, int64_t)> apply) {
+    Tensor4 out = in, src = in;
+    out.slice = [src, apply](int64_t b, int64_t h) {
+      Matrix m = src.slice(b, h);
+      apply(m, b, h);
+      return m;
+    };
+    tensors[result] = out;
+    return success();
+  }
+
   /// Rank-4 shape of a value's type (dynamic dims taken from `like`).
   static std::array<int64_t, 4> shapeOf(Value value) {
     auto type = cast<RankedTensorType>(value.getType());
@@ -405,15 +420,11 @@ private:
           if (failed(in))
             return failure();
           double factor = s.getFactor().convertToDouble();
-          Tensor4 out = *in, src = *in;
-          out.slice = [src, factor](int64_t b, int64_t h) {
-            Matrix m = src.slice(b, h);
-            for (double &x : m.v)
-              x *= factor;
-            return m;
-          };
-          tensors[s.getResult()] = out;
-          return success();
+          return mapSlices(s.getResult(), *in,
+                           [factor](Matrix &m, int64_t, int64_t) {
+                             for (double &x : m.v)
+                               x *= factor;
+                           });
         })
         .Case([&](MaskOp mask) -> LogicalResult {
           FailureOr<Tensor4> in = tensor(mask, mask.getInput());
@@ -424,15 +435,10 @@ private:
                        mask.getBias());
           if (failed(eval))
             return failure();
-          Tensor4 out = *in, src = *in;
           MaskEval e = *eval;
-          out.slice = [src, e](int64_t b, int64_t h) {
-            Matrix m = src.slice(b, h);
-            e.apply(m, b, h);
-            return m;
-          };
-          tensors[mask.getResult()] = out;
-          return success();
+          return mapSlices(
+              mask.getResult(), *in,
+              [e](Matrix &m, int64_t b, int64_t h) { e.apply(m, b, h); });
         })
         .Case([&](ScoreModOp mod) -> LogicalResult {
           FailureOr<Tensor4> in = tensor(mod, mod.getInput());
@@ -442,17 +448,14 @@ private:
               scoreModProgram(mod, mod.getBody(), mod.getCaptures());
           if (failed(program))
             return failure();
-          Tensor4 out = *in, src = *in;
           auto shared = std::make_shared<const ScoreModProgram>(*program);
-          out.slice = [src, shared](int64_t b, int64_t h) {
-            Matrix m = src.slice(b, h);
-            for (int64_t i = 0; i < m.rows; ++i)
-              for (int64_t j = 0; j < m.cols; ++j)
-                m.at(i, j) = shared->run(m.at(i, j), b, h, i, j);
-            return m;
-          };
-          tensors[mod.getResult()] = out;
-          return success();
+          return mapSlices(mod.getResult(), *in,
+                           [shared](Matrix &m, int64_t b, int64_t h) {
+                             for (int64_t i = 0; i < m.rows; ++i)
+                               for (int64_t j = 0; j < m.cols; ++j)
+                                 m.at(i, j) =
+                                     shared->run(m.at(i, j), b, h, i, j);
+                           });
         })
         .Case([&](SoftmaxOp s) -> LogicalResult {
           FailureOr<Tensor4> in = tensor(s, s.getInput());
@@ -461,15 +464,10 @@ private:
           if (s.getNormalizedDim() < 2)
             return s.emitOpError()
                    << "the reference computes softmax over dims 2 and 3 only";
-          Tensor4 out = *in, src = *in;
           bool rows = s.getNormalizedDim() == 3;
-          out.slice = [src, rows](int64_t b, int64_t h) {
-            Matrix m = src.slice(b, h);
-            softmaxInPlace(m, rows);
-            return m;
-          };
-          tensors[s.getResult()] = out;
-          return success();
+          return mapSlices(
+              s.getResult(), *in,
+              [rows](Matrix &m, int64_t, int64_t) { softmaxInPlace(m, rows); });
         })
         .Case([&](tensor::ConcatOp concat) -> LogicalResult {
           // Along queries or keys, as a sink column joins the scores.

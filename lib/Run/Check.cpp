@@ -65,6 +65,25 @@ mlir::attn::reference::Options sampleOptions(mlir::func::FuncOp func,
   return options;
 }
 
+/// The CPU reference's results of `originalFunc` on the slices `options`
+/// samples; `result` gets the time it took and how many slices.
+Result<std::vector<HostTensor>>
+evaluateReference(mlir::func::FuncOp originalFunc,
+                  const std::vector<HostTensor> &inputs,
+                  const mlir::attn::reference::Options &options,
+                  CheckResult &result) {
+  auto start = std::chrono::steady_clock::now();
+  auto expected = mlir::attn::reference::evaluate(originalFunc, inputs, options);
+  if (mlir::failed(expected))
+    return Status(StatusCode::Unsupported,
+                  "the CPU reference cannot evaluate this function");
+  result.referenceMs = std::chrono::duration<double, std::milli>(
+                           std::chrono::steady_clock::now() - start)
+                           .count();
+  result.sampledSlices = options.slices.size();
+  return std::move(*expected);
+}
+
 } // namespace
 
 Result<CheckResult> checkLoweringAgainstReference(
@@ -78,16 +97,11 @@ Result<CheckResult> checkLoweringAgainstReference(
     return Status(StatusCode::Unsupported,
                   "the CPU reference cannot evaluate the compiled IR");
   std::vector<HostTensor> outputs = std::move(*lowered);
-  auto start = std::chrono::steady_clock::now();
-  auto expected = mlir::attn::reference::evaluate(originalFunc, inputs, options);
-  if (mlir::failed(expected))
-    return Status(StatusCode::Unsupported,
-                  "the CPU reference cannot evaluate this function");
   CheckResult result;
-  result.referenceMs = std::chrono::duration<double, std::milli>(
-                           std::chrono::steady_clock::now() - start)
-                           .count();
-  result.sampledSlices = options.slices.size();
+  Result<std::vector<HostTensor>> expected =
+      evaluateReference(originalFunc, inputs, options, result);
+  if (!expected)
+    return expected.status();
   for (size_t i = 0; i < outputs.size() && i < expected->size(); ++i)
     result.outputs.push_back(checkOutput(outputs[i], (*expected)[i], tolerance));
   return result;
@@ -101,16 +115,11 @@ Result<CheckResult> checkAgainstReference(mlir::func::FuncOp originalFunc,
                                           double tolerance) {
   mlir::attn::reference::Options options =
       sampleOptions(originalFunc, maxSlices, rng);
-  auto start = std::chrono::steady_clock::now();
-  auto expected = mlir::attn::reference::evaluate(originalFunc, inputs, options);
-  if (mlir::failed(expected))
-    return Status(StatusCode::Unsupported,
-                  "the CPU reference cannot evaluate this function");
   CheckResult result;
-  result.referenceMs = std::chrono::duration<double, std::milli>(
-                           std::chrono::steady_clock::now() - start)
-                           .count();
-  result.sampledSlices = options.slices.size();
+  Result<std::vector<HostTensor>> expected =
+      evaluateReference(originalFunc, inputs, options, result);
+  if (!expected)
+    return expected.status();
   if (expected->size() != outputs.size())
     return Status(StatusCode::InvalidArgument,
                   std::to_string(outputs.size()) + " outputs for " +

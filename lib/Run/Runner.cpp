@@ -17,9 +17,10 @@ namespace {
 using ValueMap = llvm::DenseMap<mlir::Value, DeviceTensor>;
 using HostMap = llvm::DenseMap<mlir::Value, const HostTensor *>;
 
-/// The split-KV workspace of a fused launch: sized once, owned by the
-/// launch (a launch never allocates).
-Status allocateWorkspace(Launch &l, FlashArgs &args) {
+/// The workspace of a launch (FlashArgs or BackwardArgs): sized once, owned
+/// by the launch (a launch never allocates).
+template <typename Args>
+Status allocateWorkspace(Launch &l, Args &args) {
   Result<size_t> workspaceBytes = l.kernel->workspaceBytes(args);
   if (!workspaceBytes)
     return workspaceBytes.status();
@@ -34,19 +35,75 @@ Status allocateWorkspace(Launch &l, FlashArgs &args) {
   return Status::ok();
 }
 
-/// The score_mod's captures and the sinks, uploaded contiguous as the
-/// kernel reads them.
-Status bindCapturesAndSinks(mlir::attn::FlashOp flash, ValueMap &values,
-                            FlashArgs &args) {
-  for (auto [i, capture] : llvm::enumerate(flash.getCaptures())) {
+/// The tensors a score_mod reads (FlashArgs or BackwardArgs), uploaded
+/// contiguous as the kernel reads them.
+template <typename Args>
+Status bindCaptures(mlir::OperandRange captures, ValueMap &values,
+                    Args &args) {
+  for (auto [i, capture] : llvm::enumerate(captures)) {
     if (i >= size_t(kMaxScoreModCaptures))
       return Status(StatusCode::Unsupported, "too many score_mod captures");
     args.scoreModCaptures[i] =
         reinterpret_cast<const void *>(values[capture].buffer->get());
   }
+  return Status::ok();
+}
+
+/// The mask operands of an attn.flash or attn.flash_bwd: key-padding
+/// lengths, keep and bias.
+template <typename Op, typename Args>
+void bindMaskOperands(Op op, ValueMap &values, Args &args) {
+  if (mlir::Value lengths = op.getLengths())
+    args.lengths = reinterpret_cast<const int *>(values[lengths].buffer->get());
+  if (mlir::Value keep = op.getKeep())
+    args.keep = broadcastArg(values[keep]);
+  if (mlir::Value bias = op.getBias())
+    args.bias = broadcastArg(values[bias]);
+}
+
+/// The score_mod's captures and the sinks of an attn.flash.
+Status bindCapturesAndSinks(mlir::attn::FlashOp flash, ValueMap &values,
+                            FlashArgs &args) {
+  if (Status s = bindCaptures(flash.getCaptures(), values, args); !s)
+    return s;
   if (mlir::Value sinks = flash.getSinks())
     args.sinks = reinterpret_cast<const float *>(values[sinks].buffer->get());
   return Status::ok();
+}
+
+/// Allocates the logsumexp result of an attn.flash, if it has one, f32 of
+/// `shape` (poisoned), and binds it.
+Status bindLse(mlir::attn::FlashOp flash, std::vector<int64_t> shape,
+               ValueMap &values, FlashArgs &args) {
+  mlir::Value lse = flash.getLse();
+  if (!lse)
+    return Status::ok();
+  auto buffer = allocatePoisoned(shape, DataType::F32, contiguousStrides(shape));
+  if (!buffer)
+    return buffer.status();
+  values[lse] = *buffer;
+  args.lse = reinterpret_cast<float *>(buffer->buffer->get());
+  return Status::ok();
+}
+
+/// What every fused launch ends with, whatever the layout of its operands:
+/// the bytes it moves, its workspace, grid and enqueue, its output and lse.
+Result<Launch> finishFlashLaunch(Launch l, mlir::attn::FlashOp flash,
+                                 FlashArgs args, ValueMap &values,
+                                 const DeviceTensor &q, const DeviceTensor &k,
+                                 const DeviceTensor &v,
+                                 const DeviceTensor &out) {
+  l.bytes = tensorBytes(q) + tensorBytes(k) + tensorBytes(v) + tensorBytes(out);
+  if (Status s = allocateWorkspace(l, args); !s)
+    return s;
+  std::shared_ptr<Kernel> kernel = l.kernel;
+  l.grid = kernel->grid(args.batch, args.seqQ);
+  l.enqueue = [kernel, args] { return kernel->launch(args); };
+  l.flashArgs = args;
+  l.output = out;
+  if (mlir::Value lse = flash.getLse())
+    l.lse = values[lse];
+  return l;
 }
 
 /// A ragged batch: packed q, k, v, o, the offsets (their host values, the
@@ -85,14 +142,8 @@ Result<Launch> prepareVarlenFlash(mlir::attn::FlashOp flash,
       values[flash.getCuSeqlensQ()].buffer->get());
   args.cuSeqlensK = reinterpret_cast<const int *>(
       values[flash.getCuSeqlensK()].buffer->get());
-  if (mlir::Value lse = flash.getLse()) {
-    std::vector<int64_t> shape = {q.shape[1], q.shape[0]};
-    auto buffer = allocatePoisoned(shape, DataType::F32, contiguousStrides(shape));
-    if (!buffer)
-      return buffer.status();
-    values[lse] = *buffer;
-    args.lse = reinterpret_cast<float *>(buffer->buffer->get());
-  }
+  if (Status s = bindLse(flash, {q.shape[1], q.shape[0]}, values, args); !s)
+    return s;
   if (Status s = bindCapturesAndSinks(flash, values, args); !s)
     return s;
   // The work of each sequence, with the offsets clamped as the kernel does.
@@ -112,16 +163,7 @@ Result<Launch> prepareVarlenFlash(mlir::attn::FlashOp flash,
                   ((sq + spec.blockM - 1) / spec.blockM) *
                   ((sk + spec.blockN - 1) / spec.blockN);
   }
-  l.bytes = tensorBytes(q) + tensorBytes(k) + tensorBytes(v) + tensorBytes(*out);
-  if (Status s = allocateWorkspace(l, args); !s)
-    return s;
-  l.grid = kernel->grid(args.batch, args.seqQ);
-  l.enqueue = [kernel, args] { return kernel->launch(args); };
-  l.flashArgs = args;
-  l.output = *out;
-  if (mlir::Value lse = flash.getLse())
-    l.lse = values[lse];
-  return l;
+  return finishFlashLaunch(std::move(l), flash, args, values, q, k, v, *out);
 }
 
 /// Allocates the output of an attn.flash (in the layout of q) and binds its
@@ -164,35 +206,17 @@ Result<Launch> prepareFlash(mlir::attn::FlashOp flash,
   args.o = tensorArg(*out);
   args.splits = options.splits;
   args.batchInvariant = options.batchInvariant;
-  if (mlir::Value lse = flash.getLse()) {
-    std::vector<int64_t> shape = {q.shape[0], q.shape[1], q.shape[2]};
-    auto buffer = allocatePoisoned(shape, DataType::F32, contiguousStrides(shape));
-    if (!buffer)
-      return buffer.status();
-    values[lse] = *buffer;
-    args.lse = reinterpret_cast<float *>(buffer->buffer->get());
-  }
-  if (mlir::Value lengths = flash.getLengths())
-    args.lengths = reinterpret_cast<const int *>(values[lengths].buffer->get());
-  if (mlir::Value keep = flash.getKeep())
-    args.keep = broadcastArg(values[keep]);
-  if (mlir::Value bias = flash.getBias())
-    args.bias = broadcastArg(values[bias]);
+  if (Status s = bindLse(flash, {q.shape[0], q.shape[1], q.shape[2]}, values,
+                         args);
+      !s)
+    return s;
+  bindMaskOperands(flash, values, args);
   if (Status s = bindCapturesAndSinks(flash, values, args); !s)
     return s;
   double density = maskDensity(spec, args.seqQ, args.seqKV);
   l.flops = 2.0 * args.batch * spec.headsQ * double(args.seqQ) * args.seqKV *
             (spec.headDimQK + spec.headDimV) * density;
-  l.bytes = tensorBytes(q) + tensorBytes(k) + tensorBytes(v) + tensorBytes(*out);
-  if (Status s = allocateWorkspace(l, args); !s)
-    return s;
-  l.grid = kernel->grid(args.batch, args.seqQ);
-  l.enqueue = [kernel, args] { return kernel->launch(args); };
-  l.flashArgs = args;
-  l.output = *out;
-  if (mlir::Value lse = flash.getLse())
-    l.lse = values[lse];
-  return l;
+  return finishFlashLaunch(std::move(l), flash, args, values, q, k, v, *out);
 }
 
 /// Allocates the gradients of an attn.flash_bwd (poisoned, in the layout of
@@ -218,18 +242,9 @@ Result<Launch> prepareFlashBackward(mlir::attn::FlashBwdOp op,
   args.gradOutput = tensorArg(dO);
   args.lse = reinterpret_cast<const float *>(lse.buffer->get());
   args.deterministic = options.deterministic;
-  if (mlir::Value lengths = op.getLengths())
-    args.lengths = reinterpret_cast<const int *>(values[lengths].buffer->get());
-  if (mlir::Value keep = op.getKeep())
-    args.keep = broadcastArg(values[keep]);
-  if (mlir::Value bias = op.getBias())
-    args.bias = broadcastArg(values[bias]);
-  for (auto [i, capture] : llvm::enumerate(op.getCaptures())) {
-    if (i >= size_t(kMaxScoreModCaptures))
-      return Status(StatusCode::Unsupported, "too many score_mod captures");
-    args.scoreModCaptures[i] =
-        reinterpret_cast<const void *>(values[capture].buffer->get());
-  }
+  bindMaskOperands(op, values, args);
+  if (Status s = bindCaptures(op.getCaptures(), values, args); !s)
+    return s;
   // The gradients, poisoned so that an element no kernel wrote shows.
   std::pair<mlir::Value, const DeviceTensor *> grads[] = {
       {op.getGradQ(), &q}, {op.getGradK(), &k}, {op.getGradV(), &v}};
@@ -253,17 +268,8 @@ Result<Launch> prepareFlashBackward(mlir::attn::FlashBwdOp op,
     values[gradBias] = *buffer;
     args.gradBias = tensorArg(*buffer);
   }
-  // The workspace: sized once, owned by the launch (a launch never
-  // allocates).
-  Result<size_t> workspaceBytes = kernel->workspaceBytes(args);
-  if (!workspaceBytes)
-    return workspaceBytes.status();
-  Result<DeviceBuffer> workspace = DeviceBuffer::allocate(*workspaceBytes);
-  if (!workspace)
-    return workspace.status();
-  l.workspace = std::make_shared<DeviceBuffer>(std::move(*workspace));
-  args.workspace = l.workspace->get();
-  args.workspaceBytes = l.workspace->size();
+  if (Status s = allocateWorkspace(l, args); !s)
+    return s;
   double density = maskDensity(spec, args.seqQ, args.seqKV);
   // S, dP, dV, dK and dQ: 2.5 times the forward's products.
   l.flops = 2.0 * args.batch * spec.headsQ * double(args.seqQ) * args.seqKV *

@@ -65,7 +65,8 @@ struct PipelineOptions : PassPipelineOptions<PipelineOptions> {
                         llvm::cl::desc("Derive the backward after fusing "
                                        "(attn-derive-backward)"),
                         llvm::cl::init(false)};
-  Option<bool> biasGrad{*this, "bias-grad",
+  // Named as CompileOptions names it, for makeAttnPipelineOptions.
+  Option<bool> backwardBiasGrad{*this, "bias-grad",
                         llvm::cl::desc("With backward: the bias gradient too"),
                         llvm::cl::init(false)};
 };
@@ -79,17 +80,7 @@ void registerAttnPipelines() {
       "attn-select-config (or, with unfused, canonicalize, "
       "attn-lower-unfused)",
       [](OpPassManager &pm, const PipelineOptions &options) {
-        AttnPipelineOptions pipeline;
-        pipeline.arch = options.arch;
-        pipeline.variant = options.variant;
-        pipeline.blockM = options.blockM;
-        pipeline.blockN = options.blockN;
-        pipeline.numWarps = options.numWarps;
-        pipeline.stages = options.stages;
-        pipeline.unfused = options.unfused;
-        pipeline.backward = options.backward;
-        pipeline.biasGrad = options.biasGrad;
-        buildAttnPipeline(pm, pipeline);
+        buildAttnPipeline(pm, makeAttnPipelineOptions(options.arch, options));
       });
 }
 } // namespace mlir::attn

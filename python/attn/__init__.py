@@ -313,14 +313,58 @@ def head_bias(num_heads):
             "attn.yield %y : f32")
 
 
+def _tensor_type(shape, element):
+    """An MLIR tensor type; None in `shape` is a dynamic extent."""
+    return "tensor<" + "x".join("?" if s is None else str(s) for s in shape) + "x" + element + ">"
+
+
+def _capture_operands(captures):
+    """The score_mod captures ((shape, element) each) as an attn.flash
+    function takes them: their types, the function's arguments %captured0..
+    and the captures(...) operand ("" without captures). The region's block
+    arguments are %capture0.. (_score_mod_region)."""
+    types = [_tensor_type(shape, el) for shape, el in captures]
+    args = [f"%captured{i}: {ct}" for i, ct in enumerate(types)]
+    operand = ""
+    if types:
+        operand = (" captures(" + ", ".join(f"%captured{i}" for i in range(len(types))) + " : " +
+                   ", ".join(types) + ")")
+    return types, args, operand
+
+
+def _sinks_operand(hq):
+    """The function argument and the attn.flash operand of hq sinks."""
+    return f"%sinks: tensor<{hq}xf32>", f" sinks(%sinks : tensor<{hq}xf32>)"
+
+
+def _score_mod_region(score_mod, capture_types):
+    """The score_mod region of an attn.flash with the body `score_mod` ("" without one)."""
+    if not score_mod:
+        return ""
+    extra = "".join(f", %capture{i}: {ct}" for i, ct in enumerate(capture_types))
+    return (" score_mod {\n" + _SCORE_MOD_HEADER.format(captures=extra) + "\n    "
+            + score_mod.replace("\n", "\n    ") + "\n  }")
+
+
+def _flash_function(name, args, operands, attrs, region, types, out, lse=None):
+    """func.func @name(args) returning the attn.flash of %q, %k, %v (of
+    `types`) with `operands`, `attrs` and `region`: its output, of type
+    `out`, and its logsumexp, of type `lse`, if given."""
+    results = out + (f", {lse}" if lse else "")
+    names = "%o, %lse" if lse else "%o"
+    return (f"func.func @{name}({', '.join(args)}) -> ({results}) {{\n"
+            f"  {names} = attn.flash %q, %k, %v{operands} {{{', '.join(attrs)}}}{region}"
+            f" : {', '.join(types)} -> {results}\n"
+            f"  return {names} : {results}\n}}\n")
+
+
 def _mlir(dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_lengths,
           keep, bias, score_mod, return_lse, sq=None, captures=(), sinks=False):
     """The attention as an attn.flash on dynamic batch and sequence sizes; sq,
     when given, fixes the query length."""
-    def t(shape, el):
-        return "tensor<" + "x".join("?" if s is None else str(s) for s in shape) + "x" + el + ">"
-    args = [f"%q: {t([None, hq, sq, dqk], dtype)}", f"%k: {t([None, hkv, None, dqk], dtype)}",
-            f"%v: {t([None, hkv, None, dv], dtype)}"]
+    t = _tensor_type
+    types = (t([None, hq, sq, dqk], dtype), t([None, hkv, None, dqk], dtype), t([None, hkv, None, dv], dtype))
+    args = [f"%q: {types[0]}", f"%k: {types[1]}", f"%v: {types[2]}"]
     operands, items = "", []
     if causal:
         items.append("causal")
@@ -340,33 +384,18 @@ def _mlir(dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_leng
         args.append(f"%{name}: {t(shape, el)}")
         operands += f" {name}(%{name} : {t(shape, el)})"
         items.append(name)
-    # score_mod captures: function arguments %captured0.., the region's
-    # block arguments %capture0...
-    capture_types = [t(shape, el) for shape, el in captures]
-    for i, ct in enumerate(capture_types):
-        args.append(f"%captured{i}: {ct}")
-    if capture_types:
-        operands += (" captures(" + ", ".join(f"%captured{i}" for i in range(len(captures))) + " : " +
-                     ", ".join(capture_types) + ")")
+    capture_types, capture_args, capture_operand = _capture_operands(captures)
+    args += capture_args
+    operands += capture_operand
     if sinks:
-        args.append(f"%sinks: tensor<{hq}xf32>")
-        operands += f" sinks(%sinks : tensor<{hq}xf32>)"
+        arg, operand = _sinks_operand(hq)
+        args.append(arg)
+        operands += operand
     attrs = [f"scale = {scale!r} : f32"]
     if items:
         attrs.append(f"mask = #attn.mask<{', '.join(items)}>")
-    region = ""
-    if score_mod:
-        extra = "".join(f", %capture{i}: {ct}" for i, ct in enumerate(capture_types))
-        region = (" score_mod {\n" + _SCORE_MOD_HEADER.format(captures=extra) + "\n    "
-                  + score_mod.replace("\n", "\n    ") + "\n  }")
-    out = t([None, hq, sq, dv], dtype)
-    results = out + (f", {t([None, hq, sq], 'f32')}" if return_lse else "")
-    names = "%o, %lse" if return_lse else "%o"
-    return (f"func.func @sdpa({', '.join(args)}) -> ({results}) {{\n"
-            f"  {names} = attn.flash %q, %k, %v{operands} {{{', '.join(attrs)}}}{region}"
-            f" : {t([None, hq, sq, dqk], dtype)}, {t([None, hkv, None, dqk], dtype)}, "
-            f"{t([None, hkv, None, dv], dtype)} -> {results}\n"
-            f"  return {names} : {results}\n}}\n")
+    return _flash_function("sdpa", args, operands, attrs, _score_mod_region(score_mod, capture_types), types,
+                           t([None, hq, sq, dv], dtype), t([None, hq, sq], "f32") if return_lse else None)
 
 
 # "<source>:LINE:COLUMN: error: ..." of attn_compile's messages.
@@ -416,53 +445,64 @@ class _Kernel:
         self.workspace = {}            # (batch, seq_q, seq_kv, num_splits, device) -> bytes
 
 
-def _kernel(spec, describe, device):
-    """The kernel of `spec` (see _spec), compiled on first use."""
-    kernel = _kernels.get(spec)
+def _compiled_once(cache, key, device, capture_error, compile):
+    """cache[key], or the kernel compile() returns, stored there on first
+    use. Compiling holds _lock, so that threads asking for one key compile it
+    once; where `device`'s stream is capturing a CUDA graph, which does not
+    allow compiling, it raises AttnError(capture_error()) instead."""
+    kernel = cache.get(key)
     if kernel is not None:
         return kernel
     with _lock:
-        kernel = _kernels.get(spec)
+        kernel = cache.get(key)
         if kernel is not None:
             return kernel
         if device is not None and _capturing(device):
-            raise AttnError(f"attn.sdpa({describe()}) needs a kernel compiled while a CUDA graph is being "
-                            "captured, where compiling is not allowed: call attn.precompile with the same "
-                            "arguments (or run the call once) before capturing")
-        (dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_lengths, keep, bias, score_mod,
-         return_lse, static_sq, variant, tiles, captures, has_sinks) = spec
-        text = _mlir(dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_lengths, keep, bias,
-                     score_mod, return_lse, static_sq, captures, has_sinks)
-        handle = ctypes.c_void_p()
-        lib = library()
-        if lib.attn_compile(_get_context(), text.encode(), variant.encode(), *tiles, ctypes.byref(handle)):
-            raise _compile_error(lib.attn_last_error().decode(), text, score_mod, describe())
-        kernel = _Kernel(handle)
-        _kernels[spec] = kernel
+            raise AttnError(capture_error())
+        kernel = cache[key] = compile()
         return kernel
+
+
+def _spec_source(spec, sinks=True):
+    """What compiling the attention of `spec` (see _spec) takes: its MLIR
+    (without the sinks operand if not `sinks`), and the score_mod (for the
+    lines of its errors), variant and tiles."""
+    (dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_lengths, keep, bias, score_mod,
+     return_lse, static_sq, variant, tiles, captures, has_sinks) = spec
+    text = _mlir(dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_lengths, keep, bias,
+                 score_mod, return_lse, static_sq, captures, has_sinks and sinks)
+    return text, score_mod, variant, tiles
+
+
+def _compile_kernel(text, score_mod, variant, tiles, describe, call="attn.sdpa"):
+    """The kernel attn_compile makes of MLIR `text`; its errors name `call`."""
+    handle = ctypes.c_void_p()
+    lib = library()
+    if lib.attn_compile(_get_context(), text.encode(), variant.encode(), *tiles, ctypes.byref(handle)):
+        error = _compile_error(lib.attn_last_error().decode(), text, score_mod, describe())
+        if call != "attn.sdpa":
+            error = AttnError(str(error).replace("attn.sdpa", call, 1))
+        raise error
+    return _Kernel(handle)
+
+
+def _kernel(spec, describe, device):
+    """The kernel of `spec` (see _spec), compiled on first use."""
+    return _compiled_once(
+        _kernels, spec, device,
+        lambda: (f"attn.sdpa({describe()}) needs a kernel compiled while a CUDA graph is being captured, "
+                 "where compiling is not allowed: call attn.precompile with the same arguments (or run the "
+                 "call once) before capturing"),
+        lambda: _compile_kernel(*_spec_source(spec), describe))
 
 
 def _backward_kernel(spec, bias_grad, describe, device):
     """The backward of the attention of `spec` (a spec of _spec with
     return_lse, no variant and no tiles: the backward picks its own), with
     the bias gradient if bias_grad; compiled on first use."""
-    key = (spec, bias_grad)
-    kernel = _backward_kernels.get(key)
-    if kernel is not None:
-        return kernel
-    with _lock:
-        kernel = _backward_kernels.get(key)
-        if kernel is not None:
-            return kernel
-        if device is not None and _capturing(device):
-            raise AttnError(f"the backward of attn.sdpa({describe()}) needs a kernel compiled while a CUDA graph "
-                            "is being captured, where compiling is not allowed: call attn.precompile with the "
-                            "same arguments and backward=True (or run a training step once) before capturing")
-        (dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_lengths, keep, bias, score_mod,
-         return_lse, static_sq, variant, tiles, captures, _) = spec
+    def compile():
         # Without sinks (_backward_spec): the logsumexp it reads counts them.
-        text = _mlir(dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_lengths, keep, bias,
-                     score_mod, return_lse, static_sq, captures)
+        text, score_mod, _, _ = _spec_source(spec, sinks=False)
         forward, backward = ctypes.c_void_p(), ctypes.c_void_p()
         lib = library()
         if lib.attn_compile_training(_get_context(), text.encode(), int(bias_grad), ctypes.byref(forward),
@@ -471,9 +511,14 @@ def _backward_kernel(spec, bias_grad, describe, device):
         # attn.sdpa's forward is its own kernel (_kernel, with the call's
         # variant and tiles); the one compiled with the backward goes.
         lib.attn_kernel_destroy(forward)
-        kernel = _Kernel(backward)
-        _backward_kernels[key] = kernel
-        return kernel
+        return _Kernel(backward)
+
+    return _compiled_once(
+        _backward_kernels, (spec, bias_grad), device,
+        lambda: (f"the backward of attn.sdpa({describe()}) needs a kernel compiled while a CUDA graph is "
+                 "being captured, where compiling is not allowed: call attn.precompile with the same "
+                 "arguments and backward=True (or run a training step once) before capturing"),
+        compile)
 
 
 def kernel_info(handle):

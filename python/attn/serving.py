@@ -57,64 +57,36 @@ def _score_mod_of(softcap, score_mod):
     return score_mod or None
 
 
-def _type(shape, element):
-    return "tensor<" + "x".join("?" if s is None else str(s) for s in shape) + "x" + element + ">"
+_type = _attn._tensor_type
 
 
 def _varlen_mlir(dtype, hq, hkv, dqk, dv, scale, items, score_mod, return_lse, captures, sinks=False):
     """The attention as one attn.flash over a ragged batch of any size."""
     tq, tk, tv = _type([None, hq, dqk], dtype), _type([None, hkv, dqk], dtype), _type([None, hkv, dv], dtype)
     offsets = _type([None], "i32")
-    capture_types = [_type(shape, el) for shape, el in captures]
-    args = [f"%q: {tq}", f"%k: {tk}", f"%v: {tv}", f"%cq: {offsets}", f"%ck: {offsets}"]
-    args += [f"%captured{i}: {ct}" for i, ct in enumerate(capture_types)]
-    operands = ""
-    if capture_types:
-        operands += (" captures(" + ", ".join(f"%captured{i}" for i in range(len(captures))) + " : " +
-                     ", ".join(capture_types) + ")")
+    capture_types, capture_args, operands = _attn._capture_operands(captures)
+    args = [f"%q: {tq}", f"%k: {tk}", f"%v: {tv}", f"%cq: {offsets}", f"%ck: {offsets}"] + capture_args
     operands += f" cu_seqlens_q(%cq : {offsets}) cu_seqlens_k(%ck : {offsets})"
     if sinks:
-        args.append(f"%sinks: tensor<{hq}xf32>")
-        operands += f" sinks(%sinks : tensor<{hq}xf32>)"
+        arg, operand = _attn._sinks_operand(hq)
+        args.append(arg)
+        operands += operand
     attrs = [f"scale = {scale!r} : f32"]
     if items:
         attrs.append(f"mask = #attn.mask<{', '.join(items)}>")
-    region = ""
-    if score_mod:
-        extra = "".join(f", %capture{i}: {ct}" for i, ct in enumerate(capture_types))
-        region = (" score_mod {\n" + _attn._SCORE_MOD_HEADER.format(captures=extra) + "\n    "
-                  + score_mod.replace("\n", "\n    ") + "\n  }")
-    out = _type([None, hq, dv], dtype)
-    results = out + (f", {_type([hq, None], 'f32')}" if return_lse else "")
-    names = "%o, %lse" if return_lse else "%o"
-    return (f"func.func @varlen({', '.join(args)}) -> ({results}) {{\n"
-            f"  {names} = attn.flash %q, %k, %v{operands} {{{', '.join(attrs)}}}{region}"
-            f" : {tq}, {tk}, {tv} -> {results}\n"
-            f"  return {names} : {results}\n}}\n")
+    return _attn._flash_function("varlen", args, operands, attrs, _attn._score_mod_region(score_mod, capture_types),
+                                 (tq, tk, tv), _type([None, hq, dv], dtype),
+                                 _type([hq, None], "f32") if return_lse else None)
 
 
 def _compiled(spec, make_text, score_mod, variant, tiles, describe, device, call="attn.varlen"):
     """The kernel of `spec` (a key of attn's kernel cache), compiled from the
     MLIR make_text() writes on first use."""
-    kernel = _attn._kernels.get(spec)
-    if kernel is not None:
-        return kernel
-    with _attn._lock:
-        kernel = _attn._kernels.get(spec)
-        if kernel is not None:
-            return kernel
-        if _attn._capturing(device):
-            raise _attn.AttnError(f"{call}({describe()}) needs a kernel compiled while a CUDA graph is being "
-                                  "captured, where compiling is not allowed: run the call once before capturing")
-        text = make_text()
-        handle = ctypes.c_void_p()
-        lib = _attn.library()
-        if lib.attn_compile(_attn._get_context(), text.encode(), variant.encode(), *tiles, ctypes.byref(handle)):
-            error = _attn._compile_error(lib.attn_last_error().decode(), text, score_mod, describe())
-            raise _attn.AttnError(str(error).replace("attn.sdpa", call, 1))
-        kernel = _attn._Kernel(handle)
-        _attn._kernels[spec] = kernel
-        return kernel
+    return _attn._compiled_once(
+        _attn._kernels, spec, device,
+        lambda: (f"{call}({describe()}) needs a kernel compiled while a CUDA graph is being captured, where "
+                 "compiling is not allowed: run the call once before capturing"),
+        lambda: _attn._compile_kernel(make_text(), score_mod, variant, tiles, describe, call))
 
 
 def _host_length(name, n):
@@ -287,33 +259,21 @@ def _kvcache_mlir(dtype, hq, hkv, dqk, dv, sq, scale, items, score_mod, return_l
     tq, tk, tv = (_type([None, hq, sq, dqk], dtype), _type([None, hkv, None, dqk], dtype),
                   _type([None, hkv, None, dv], dtype))
     lengths = _type([None], "i32")
-    capture_types = [_type(shape, el) for shape, el in captures]
-    args = [f"%q: {tq}", f"%k: {tk}", f"%v: {tv}", f"%len: {lengths}"]
-    args += [f"%captured{i}: {ct}" for i, ct in enumerate(capture_types)]
-    operands = f" lengths(%len : {lengths})"
-    if capture_types:
-        operands += (" captures(" + ", ".join(f"%captured{i}" for i in range(len(captures))) + " : " +
-                     ", ".join(capture_types) + ")")
+    capture_types, capture_args, capture_operand = _attn._capture_operands(captures)
+    args = [f"%q: {tq}", f"%k: {tk}", f"%v: {tv}", f"%len: {lengths}"] + capture_args
+    operands = f" lengths(%len : {lengths})" + capture_operand
     if sinks:
-        args.append(f"%sinks: tensor<{hq}xf32>")
-        operands += f" sinks(%sinks : tensor<{hq}xf32>)"
+        arg, operand = _attn._sinks_operand(hq)
+        args.append(arg)
+        operands += operand
     if paged:
         table = _type([None, None], "i32")
         args.append(f"%table: {table}")
         operands += f" block_table(%table : {table})"
     attrs = [f"scale = {scale!r} : f32", f"mask = #attn.mask<{', '.join(items + ('key_padding',))}>"]
-    region = ""
-    if score_mod:
-        extra = "".join(f", %capture{i}: {ct}" for i, ct in enumerate(capture_types))
-        region = (" score_mod {\n" + _attn._SCORE_MOD_HEADER.format(captures=extra) + "\n    "
-                  + score_mod.replace("\n", "\n    ") + "\n  }")
-    out = _type([None, hq, sq, dv], dtype)
-    results = out + (f", {_type([None, hq, sq], 'f32')}" if return_lse else "")
-    names = "%o, %lse" if return_lse else "%o"
-    return (f"func.func @kvcache({', '.join(args)}) -> ({results}) {{\n"
-            f"  {names} = attn.flash %q, %k, %v{operands} {{{', '.join(attrs)}}}{region}"
-            f" : {tq}, {tk}, {tv} -> {results}\n"
-            f"  return {names} : {results}\n}}\n")
+    return _attn._flash_function("kvcache", args, operands, attrs, _attn._score_mod_region(score_mod, capture_types),
+                                 (tq, tk, tv), _type([None, hq, sq, dv], dtype),
+                                 _type([None, hq, sq], "f32") if return_lse else None)
 
 
 def with_kvcache(q, k_cache, v_cache, cache_seqlens, block_table=None, scale=None, causal=False, window=(-1, -1),

@@ -2,6 +2,8 @@
 
 #include "attn/attn.h"
 
+#include "MemoryContext.h"
+
 #include <set>
 #include <tuple>
 #include <gtest/gtest.h>
@@ -12,14 +14,7 @@ using namespace attn;
 
 namespace {
 
-std::unique_ptr<Context> memoryContext(const std::string &arch = "sm_90a") {
-  Context::Options options;
-  options.arch = arch;
-  options.diskCache = false;
-  auto ctx = Context::create(options);
-  EXPECT_TRUE(ctx.isOk()) << ctx.status().toString();
-  return std::move(*ctx);
-}
+using attn::test::memoryContext;
 
 TEST(Graph, WritesTheChainFrameworksExport) {
   Graph g;

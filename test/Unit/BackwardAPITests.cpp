@@ -7,6 +7,8 @@
 
 #include "attn/attn.h"
 
+#include "MemoryContext.h"
+
 #include <gtest/gtest.h>
 
 using namespace attn;
@@ -31,15 +33,11 @@ std::string forward(const std::string &biasShape = "") {
 
 std::shared_ptr<Kernel> compileBackward(const std::string &text,
                                         bool biasGrad = false) {
-  Context::Options contextOptions;
-  contextOptions.arch = "sm_80";
-  contextOptions.diskCache = false;
-  auto ctx = Context::create(contextOptions);
-  EXPECT_TRUE(ctx.isOk());
+  std::unique_ptr<Context> ctx = test::memoryContext("sm_80");
   CompileOptions options;
   options.backward = true;
   options.backwardBiasGrad = biasGrad;
-  auto compiled = compileSource(**ctx, text, options);
+  auto compiled = compileSource(*ctx, text, options);
   EXPECT_TRUE(compiled.isOk()) << compiled.status().toString();
   if (!compiled.isOk())
     return nullptr;

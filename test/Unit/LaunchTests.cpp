@@ -16,6 +16,8 @@
 #include "attn/params.h"
 #include "attn/params_bwd.h"
 
+#include "MemoryContext.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -219,21 +221,11 @@ Driver::Api fakeApi() {
   return a;
 }
 
-/// A fused-attention kernel compiled by NVRTC (no GPU needed) from a
-/// trivial source: the fake driver never runs it.
-std::shared_ptr<Kernel>
-buildFakeFlashKernel(const std::string &name,
-                     void (*edit)(KernelSpec &) = nullptr) {
-  Context::Options options;
-  options.arch = "sm_90a";
-  options.diskCache = false;
-  auto context = Context::create(options);
-  EXPECT_TRUE(context.isOk()) << context.status().toString();
+/// The spec the fake kernels share: sm80 tiles of 64 x 64, 4 warps, 2
+/// stages, GQA 8/2.
+KernelSpec fakeSpec(const std::string &name) {
   KernelSpec spec;
   spec.name = name;
-  spec.source = "#include \"attn/params.h\"\n"
-                "extern \"C\" __global__ void " + name + "(attn::FlashParams) {}\n"
-                "extern \"C\" __global__ void " + name + "_combine(attn::FlashParams) {}\n";
   spec.variant = "sm80";
   spec.threads = 128;
   spec.blockM = 64;
@@ -242,51 +234,51 @@ buildFakeFlashKernel(const std::string &name,
   spec.stages = 2;
   spec.headsQ = 8;
   spec.headsKV = 2;
-  spec.headDimQK = spec.headDimV = 128;
   spec.scale = 0.125f;
+  return spec;
+}
+
+/// `spec`, edited by `edit`, compiled by NVRTC for sm_90a (no GPU needed):
+/// the fake driver never runs it.
+std::shared_ptr<Kernel> buildFakeKernel(KernelSpec spec,
+                                        void (*edit)(KernelSpec &)) {
+  std::unique_ptr<Context> context = test::memoryContext("sm_90a");
   if (edit)
     edit(spec);
-  auto kernel = (*context)->build(spec);
+  auto kernel = context->build(spec);
   EXPECT_TRUE(kernel.isOk()) << kernel.status().toString();
   return *kernel;
 }
 
-/// A backward kernel (its four entries) compiled by NVRTC from a trivial
-/// source: causal, GQA 8/2, head dim 64, 64 x 64 tiles.
+/// A fused-attention kernel from a trivial source: head dim 128.
+std::shared_ptr<Kernel>
+buildFakeFlashKernel(const std::string &name,
+                     void (*edit)(KernelSpec &) = nullptr) {
+  KernelSpec spec = fakeSpec(name);
+  spec.source = "#include \"attn/params.h\"\n"
+                "extern \"C\" __global__ void " + name + "(attn::FlashParams) {}\n"
+                "extern \"C\" __global__ void " + name + "_combine(attn::FlashParams) {}\n";
+  spec.headDimQK = spec.headDimV = 128;
+  return buildFakeKernel(std::move(spec), edit);
+}
+
+/// A backward kernel (its four entries) from a trivial source: causal, head
+/// dim 64.
 std::shared_ptr<Kernel>
 buildFakeBackwardKernel(const std::string &name,
                         void (*edit)(KernelSpec &) = nullptr) {
-  Context::Options options;
-  options.arch = "sm_90a";
-  options.diskCache = false;
-  auto context = Context::create(options);
-  EXPECT_TRUE(context.isOk()) << context.status().toString();
-  KernelSpec spec;
+  KernelSpec spec = fakeSpec(name);
   spec.kind = KernelKind::FlashBackward;
-  spec.name = name;
   spec.source = "#include \"attn/params_bwd.h\"\n";
   for (const char *entry : {"", "_dq", "_pre", "_convert"})
     spec.source += "extern \"C\" __global__ void " + name + entry +
                    "(attn::FlashBwdParams) {}\n";
-  spec.variant = "sm80";
-  spec.threads = 128;
-  spec.blockM = 64;
-  spec.blockN = 64;
-  spec.numWarps = 4;
-  spec.stages = 2;
-  spec.headsQ = 8;
-  spec.headsKV = 2;
   spec.headDimQK = spec.headDimV = 64;
   spec.causal = true;
-  spec.scale = 0.125f;
   spec.backwardDqThreads = 128;
   spec.backwardDqSharedBytes = 1024;
   spec.sharedBytes = 2048;
-  if (edit)
-    edit(spec);
-  auto kernel = (*context)->build(spec);
-  EXPECT_TRUE(kernel.isOk()) << kernel.status().toString();
-  return *kernel;
+  return buildFakeKernel(std::move(spec), edit);
 }
 
 class FakeDriverLaunch : public ::testing::Test {

@@ -13,6 +13,8 @@
 #include "attn/Transforms/Passes.h"
 #include "attn/attn.h"
 
+#include "MemoryContext.h"
+
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
@@ -26,14 +28,7 @@ using namespace attn;
 
 namespace {
 
-std::unique_ptr<Context> memoryContext(const std::string &arch) {
-  Context::Options options;
-  options.arch = arch;
-  options.diskCache = false;
-  auto ctx = Context::create(options);
-  EXPECT_TRUE(ctx.isOk()) << ctx.status().toString();
-  return std::move(*ctx);
-}
+using attn::test::memoryContext;
 
 bool contains(const std::string &text, const std::string &part) {
   return text.find(part) != std::string::npos;

@@ -8,6 +8,8 @@
 
 #include "attn/attn.h"
 
+#include "MemoryContext.h"
+
 #include <gtest/gtest.h>
 
 #include <random>
@@ -16,14 +18,7 @@ using namespace attn;
 
 namespace {
 
-std::unique_ptr<Context> memoryContext(const std::string &arch = "sm_90a") {
-  Context::Options options;
-  options.arch = arch;
-  options.diskCache = false;
-  auto ctx = Context::create(options);
-  EXPECT_TRUE(ctx.isOk()) << ctx.status().toString();
-  return std::move(*ctx);
-}
+using attn::test::memoryContext;
 
 /// A ragged batch of 4 sequences, GQA 8/2 at head dim 64.
 struct VarlenGraph {

@@ -58,6 +58,26 @@ struct AttnPipelineOptions {
   bool biasGrad = false;
 };
 
+/// The pipeline options for `arch` of `options`: any options struct that
+/// names the overrides, `unfused`, `backward` and `backwardBiasGrad` as the
+/// C++ API's CompileOptions does (it and --attn-pipeline's textual options).
+/// The one place that copies them, so that both forward every option.
+template <typename Options>
+AttnPipelineOptions makeAttnPipelineOptions(llvm::StringRef arch,
+                                            const Options &options) {
+  AttnPipelineOptions pipeline;
+  pipeline.arch = arch.str();
+  pipeline.variant = options.variant;
+  pipeline.blockM = options.blockM;
+  pipeline.blockN = options.blockN;
+  pipeline.numWarps = options.numWarps;
+  pipeline.stages = options.stages;
+  pipeline.unfused = options.unfused;
+  pipeline.backward = options.backward;
+  pipeline.biasGrad = options.backwardBiasGrad;
+  return pipeline;
+}
+
 /// Adds the pipeline to `pm`: canonicalize, then attn-fuse, canonicalize,
 /// (with `backward`) attn-derive-backward and attn-select-config, or
 /// attn-lower-unfused when `options.unfused`.

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <tuple>
 
 using namespace mlir;
@@ -39,6 +40,39 @@ static std::string shapeString(ArrayRef<int64_t> shape) {
 /// Two extents agree if either is dynamic or they are equal.
 static bool extentsAgree(int64_t a, int64_t b) {
   return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
+/// The first dimension at which two shapes of one rank disagree, if any.
+static std::optional<int64_t> firstDisagreement(ArrayRef<int64_t> a,
+                                                ArrayRef<int64_t> b) {
+  for (auto [dim, pair] : llvm::enumerate(llvm::zip(a, b)))
+    if (!extentsAgree(std::get<0>(pair), std::get<1>(pair)))
+      return dim;
+  return std::nullopt;
+}
+
+/// Two shapes agree if they have one rank and their extents agree.
+static bool shapesAgree(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  return a.size() == b.size() && !firstDisagreement(a, b);
+}
+
+/// Checks that a scale or factor attribute is finite.
+static LogicalResult verifyFinite(Operation *op, StringRef name,
+                                  const APFloat &value) {
+  float number = value.convertToFloat();
+  if (!std::isfinite(number))
+    return op->emitOpError() << name << " must be finite, got " << number;
+  return success();
+}
+
+/// Checks that the input of a score op (attn.mask, attn.score_mod) is the
+/// rank-4 scores.
+static LogicalResult verifyScoreTensor(Operation *op, RankedTensorType input) {
+  if (input.getRank() != 4)
+    return op->emitOpError() << "input must be a rank-4 score tensor [batch, "
+                                "heads, queries, keys], got rank "
+                             << input.getRank();
+  return success();
 }
 
 /// The kernels index with 32-bit integers (kernels-templates/attn/params.h),
@@ -218,6 +252,105 @@ static LogicalResult verifyScoreModBody(Operation *op, Region &body,
   return success();
 }
 
+/// Checks a score_mod region (empty where the op has none) with its
+/// captures: no captures without a region.
+static LogicalResult verifyScoreMod(Operation *op, Region &body, Type scoreType,
+                                    ValueRange captures) {
+  if (body.empty()) {
+    if (!captures.empty())
+      return op->emitOpError()
+             << "has score_mod captures but no score_mod region";
+    return success();
+  }
+  if (failed(verifyCaptures(op, captures)))
+    return failure();
+  return verifyScoreModBody(op, body, scoreType, captures);
+}
+
+//===----------------------------------------------------------------------===//
+// Shared checks of attention operands (attn.flash, attn.flash_bwd)
+//===----------------------------------------------------------------------===//
+
+/// The mask attribute, or the empty mask where there is none.
+static MaskAttr maskOrEmpty(MaskAttr mask, MLIRContext *context) {
+  return mask ? mask : MaskAttr::get(context);
+}
+
+/// Checks the ranks of q, k, v and the output: 4 [batch, heads, seq,
+/// head_dim], or with cu_seqlens (`varlen`) 3 [tokens, heads, head_dim].
+static LogicalResult verifyAttentionRanks(
+    Operation *op, bool varlen,
+    std::initializer_list<std::pair<StringRef, RankedTensorType>> types) {
+  const int64_t rank = varlen ? 3 : 4;
+  for (auto [name, type] : types)
+    if (type.getRank() != rank)
+      return op->emitOpError()
+             << "'" << name << "' must be "
+             << (varlen ? "rank 3 [tokens, heads, head_dim] with cu_seqlens"
+                        : "rank 4 [batch, heads, seq, head_dim]")
+             << ", got shape " << shapeString(type.getShape());
+  return success();
+}
+
+/// verifyExtents of q, k, v and the output, naming their dimensions: k's
+/// are [batch, heads, head_dim, seq] with transpose_k.
+static LogicalResult verifyAttentionExtents(
+    Operation *op, bool varlen, bool transposeK,
+    std::initializer_list<std::pair<StringRef, Value>> values) {
+  static const StringRef bhsd[] = {"batch", "heads", "seq", "head_dim"};
+  static const StringRef bhds[] = {"batch", "heads", "head_dim", "seq"};
+  static const StringRef thd[] = {"tokens", "heads", "head_dim"};
+  for (auto [name, value] : values)
+    if (failed(verifyExtents(op, name, value.getType(),
+                             varlen ? ArrayRef<StringRef>(thd)
+                             : name == "k" && transposeK
+                                 ? ArrayRef<StringRef>(bhds)
+                                 : ArrayRef<StringRef>(bhsd))))
+      return failure();
+  return success();
+}
+
+/// "<what> mismatch: '<a>' has <av> but '<b>' has <bv>".
+static InFlightDiagnostic emitMismatch(Operation *op, StringRef what,
+                                       StringRef a, int64_t av, StringRef b,
+                                       int64_t bv) {
+  return op->emitOpError() << what << " mismatch: '" << a << "' has " << av
+                           << " but '" << b << "' has " << bv;
+}
+
+/// Checks that dimension `aDim` of `a` agrees with dimension `bDim` of `b`.
+static LogicalResult verifyDimsAgree(Operation *op, StringRef what, StringRef a,
+                                     RankedTensorType aType, int64_t aDim,
+                                     StringRef b, RankedTensorType bType,
+                                     int64_t bDim) {
+  if (!extentsAgree(aType.getDimSize(aDim), bType.getDimSize(bDim)))
+    return op->emitOpError()
+           << what << " mismatch: '" << a << "' dimension " << aDim << " has "
+           << aType.getDimSize(aDim) << " but '" << b << "' dimension " << bDim
+           << " has " << bType.getDimSize(bDim);
+  return success();
+}
+
+/// Checks the heads (dimension 1) of q and k, static and k's dividing q's
+/// (GQA/MQA), and that the head dims of q and v are static.
+static LogicalResult verifyHeads(Operation *op, RankedTensorType q,
+                                 RankedTensorType k, RankedTensorType v,
+                                 int64_t headDimDim) {
+  int64_t qHeads = q.getDimSize(1), kvHeads = k.getDimSize(1);
+  if (ShapedType::isDynamic(qHeads) || ShapedType::isDynamic(kvHeads))
+    return op->emitOpError() << "heads (dimension 1) of q and k must be static";
+  if (qHeads % kvHeads != 0)
+    return op->emitOpError()
+           << "kv heads " << kvHeads << " must divide q heads " << qHeads
+           << " (GQA/MQA)";
+  for (auto [name, type] :
+       {std::pair<StringRef, RankedTensorType>{"q", q}, {"v", v}})
+    if (ShapedType::isDynamic(type.getDimSize(headDimDim)))
+      return op->emitOpError() << "head dim (dimension " << headDimDim
+                               << ") of '" << name << "' must be static";
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // MatmulOp
 //===----------------------------------------------------------------------===//
@@ -275,11 +408,11 @@ LogicalResult MatmulOp::verify() {
   SmallVector<int64_t> expected(lhs.getShape().take_front(rank - 2));
   expected.push_back(lhs.getDimSize(lhsRows));
   expected.push_back(rhs.getDimSize(rhsCols));
-  for (int64_t dim = 0; dim < rank; ++dim)
-    if (!extentsAgree(result.getDimSize(dim), expected[dim]))
-      return emitOpError() << "result shape " << shapeString(result.getShape())
-                           << " does not match the expected "
-                           << shapeString(expected) << " at dimension " << dim;
+  if (std::optional<int64_t> dim =
+          firstDisagreement(result.getShape(), expected))
+    return emitOpError() << "result shape " << shapeString(result.getShape())
+                         << " does not match the expected "
+                         << shapeString(expected) << " at dimension " << *dim;
   return success();
 }
 
@@ -290,10 +423,7 @@ LogicalResult MatmulOp::verify() {
 LogicalResult ScaleOp::verify() {
   if (failed(verifyExtents(*this, {{"input", getInput()}})))
     return failure();
-  float factor = getFactor().convertToFloat();
-  if (!std::isfinite(factor))
-    return emitOpError() << "factor must be finite, got " << factor;
-  return success();
+  return verifyFinite(*this, "factor", getFactor());
 }
 
 //===----------------------------------------------------------------------===//
@@ -307,10 +437,8 @@ LogicalResult MaskOp::verify() {
                                    {"bias", getBias()}})))
     return failure();
   RankedTensorType input = getInput().getType();
-  if (input.getRank() != 4)
-    return emitOpError() << "input must be a rank-4 score tensor [batch, "
-                            "heads, queries, keys], got rank "
-                         << input.getRank();
+  if (failed(verifyScoreTensor(*this, input)))
+    return failure();
   if (getKind().isEmpty())
     return emitOpError() << "kind #attn.mask<> names no mask";
   return verifyMaskOperands(*this, getKind(), input.getShape(), getLengths(),
@@ -325,14 +453,10 @@ LogicalResult ScoreModOp::verify() {
   if (failed(verifyExtents(*this, {{"input", getInput()}})))
     return failure();
   RankedTensorType input = getInput().getType();
-  if (input.getRank() != 4)
-    return emitOpError() << "input must be a rank-4 score tensor [batch, "
-                            "heads, queries, keys], got rank "
-                         << input.getRank();
-  if (failed(verifyCaptures(*this, getCaptures())))
+  if (failed(verifyScoreTensor(*this, input)))
     return failure();
-  return verifyScoreModBody(*this, getBody(), input.getElementType(),
-                            getCaptures());
+  return verifyScoreMod(*this, getBody(), input.getElementType(),
+                        getCaptures());
 }
 
 LogicalResult ScoreModOp::verifyRegions() {
@@ -366,9 +490,7 @@ LogicalResult SoftmaxOp::verify() {
 //===----------------------------------------------------------------------===//
 
 MaskAttr FlashOp::getMaskOrEmpty() {
-  if (MaskAttr mask = getMaskAttr())
-    return mask;
-  return MaskAttr::get(getContext());
+  return maskOrEmpty(getMaskAttr(), getContext());
 }
 
 ::attn::OperandShape FlashOp::getOperandShape() {
@@ -445,33 +567,18 @@ LogicalResult FlashOp::verify() {
   RankedTensorType q = getQ().getType(), k = getK().getType(),
                    v = getV().getType();
   RankedTensorType out = getOutput().getType();
-  const int64_t rank = varlen ? 3 : 4;
-  for (auto [name, type] : {std::pair<StringRef, RankedTensorType>{"q", q},
-                            {"k", k},
-                            {"v", v},
-                            {"output", out}})
-    if (type.getRank() != rank)
-      return emitOpError() << "'" << name << "' must be "
-                           << (varlen ? "rank 3 [tokens, heads, head_dim] "
-                                        "with cu_seqlens"
-                                      : "rank 4 [batch, heads, seq, head_dim]")
-                           << ", got shape " << shapeString(type.getShape());
+  if (failed(verifyAttentionRanks(
+          *this, varlen, {{"q", q}, {"k", k}, {"v", v}, {"output", out}})))
+    return failure();
   if (varlen && getTransposeK())
     return emitOpError() << "transpose_k is not supported with cu_seqlens "
                             "(packed k is [tokens, heads, head_dim])";
-  static const StringRef bhsd[] = {"batch", "heads", "seq", "head_dim"};
-  static const StringRef bhds[] = {"batch", "heads", "head_dim", "seq"};
-  static const StringRef thd[] = {"tokens", "heads", "head_dim"};
-  for (auto [name, value] : {std::pair<StringRef, Value>{"q", getQ()},
-                             {"k", getK()},
-                             {"v", getV()},
-                             {"output", getOutput()}})
-    if (failed(verifyExtents(*this, name, value.getType(),
-                             varlen ? ArrayRef<StringRef>(thd)
-                             : name == "k" && getTransposeK()
-                                 ? ArrayRef<StringRef>(bhds)
-                                 : ArrayRef<StringRef>(bhsd))))
-      return failure();
+  if (failed(verifyAttentionExtents(*this, varlen, getTransposeK(),
+                                    {{"q", getQ()},
+                                     {"k", getK()},
+                                     {"v", getV()},
+                                     {"output", getOutput()}})))
+    return failure();
   if (failed(verifyExtents(*this, {{"lengths", getLengths()},
                                    {"keep", getKeep()},
                                    {"bias", getBias()},
@@ -488,32 +595,25 @@ LogicalResult FlashOp::verify() {
     return emitOpError() << "output element type " << out.getElementType()
                          << " differs from q's " << q.getElementType();
 
-  auto mismatch = [&](StringRef what, StringRef a, int64_t av, StringRef b,
-                      int64_t bv) {
-    return emitOpError() << what << " mismatch: '" << a << "' has " << av
-                         << " but '" << b << "' has " << bv;
-  };
   // Sequences of a ragged batch are found by offset: the packed token
   // counts of q and k are independent; a paged cache's first dimension
   // counts pages.
   if (!varlen && !paged && !extentsAgree(q.getDimSize(0), k.getDimSize(0)))
-    return mismatch("batch (dimension 0)", "q", q.getDimSize(0), "k",
-                    k.getDimSize(0));
+    return emitMismatch(*this, "batch (dimension 0)", "q", q.getDimSize(0), "k",
+                        k.getDimSize(0));
   if (!varlen && !extentsAgree(k.getDimSize(0), v.getDimSize(0)))
-    return mismatch("batch (dimension 0)", "k", k.getDimSize(0), "v",
-                    v.getDimSize(0));
+    return emitMismatch(*this, "batch (dimension 0)", "k", k.getDimSize(0), "v",
+                        v.getDimSize(0));
   if (!extentsAgree(k.getDimSize(1), v.getDimSize(1)))
-    return mismatch("heads (dimension 1)", "k", k.getDimSize(1), "v",
-                    v.getDimSize(1));
+    return emitMismatch(*this, "heads (dimension 1)", "k", k.getDimSize(1), "v",
+                        v.getDimSize(1));
   // With transpose_k, k is [B, Hkv, Dqk, Skv].
   const int64_t seqDim = getSeqDim(), headDimDim = getHeadDimDim();
   int64_t kSeqDim = getTransposeK() ? 3 : seqDim,
           kHeadDim = getTransposeK() ? 2 : headDimDim;
-  if (!extentsAgree(k.getDimSize(kSeqDim), v.getDimSize(seqDim)))
-    return emitOpError() << (paged ? "page size" : "key sequence")
-                         << " mismatch: 'k' dimension " << kSeqDim << " has "
-                         << k.getDimSize(kSeqDim) << " but 'v' dimension "
-                         << seqDim << " has " << v.getDimSize(seqDim);
+  if (failed(verifyDimsAgree(*this, paged ? "page size" : "key sequence", "k",
+                             k, kSeqDim, "v", v, seqDim)))
+    return failure();
   if (paged) {
     auto table = getBlockTable().getType();
     if (table.getRank() != 2)
@@ -521,8 +621,8 @@ LogicalResult FlashOp::verify() {
                               "sequence], got shape "
                            << shapeString(table.getShape());
     if (!extentsAgree(table.getDimSize(0), q.getDimSize(0)))
-      return mismatch("batch", "block_table", table.getDimSize(0), "q",
-                      q.getDimSize(0));
+      return emitMismatch(*this, "batch", "block_table", table.getDimSize(0),
+                          "q", q.getDimSize(0));
     if (!getMaskOrEmpty().getKeyPadding())
       return emitOpError()
              << "'block_table' needs the mask item key_padding with "
@@ -530,35 +630,21 @@ LogicalResult FlashOp::verify() {
                 "cache_seqlens)";
   }
   int64_t kvSeq = getKeysPerSequence();
-  if (!extentsAgree(q.getDimSize(headDimDim), k.getDimSize(kHeadDim)))
-    return emitOpError() << "head dim mismatch: 'q' dimension " << headDimDim
-                         << " has " << q.getDimSize(headDimDim)
-                         << " but 'k' dimension " << kHeadDim << " has "
-                         << k.getDimSize(kHeadDim);
-
-  int64_t qHeads = q.getDimSize(1), kvHeads = k.getDimSize(1);
-  if (ShapedType::isDynamic(qHeads) || ShapedType::isDynamic(kvHeads))
-    return emitOpError() << "heads (dimension 1) of q and k must be static";
-  if (qHeads % kvHeads != 0)
-    return emitOpError() << "kv heads " << kvHeads
-                         << " must divide q heads " << qHeads
-                         << " (GQA/MQA)";
-  for (auto [name, type] :
-       {std::pair<StringRef, RankedTensorType>{"q", q}, {"v", v}})
-    if (ShapedType::isDynamic(type.getDimSize(headDimDim)))
-      return emitOpError() << "head dim (dimension " << headDimDim << ") of '"
-                           << name << "' must be static";
+  if (failed(verifyDimsAgree(*this, "head dim", "q", q, headDimDim, "k", k,
+                             kHeadDim)) ||
+      failed(verifyHeads(*this, q, k, v, headDimDim)))
+    return failure();
+  int64_t qHeads = q.getDimSize(1);
 
   SmallVector<int64_t> expected =
       varlen ? SmallVector<int64_t>{q.getDimSize(0), qHeads,
                                     v.getDimSize(headDimDim)}
              : SmallVector<int64_t>{q.getDimSize(0), qHeads, q.getDimSize(2),
                                     v.getDimSize(3)};
-  for (int64_t dim = 0; dim < rank; ++dim)
-    if (!extentsAgree(out.getDimSize(dim), expected[dim]))
-      return emitOpError() << "output shape " << shapeString(out.getShape())
-                           << " does not match the expected "
-                           << shapeString(expected) << " at dimension " << dim;
+  if (std::optional<int64_t> dim = firstDisagreement(out.getShape(), expected))
+    return emitOpError() << "output shape " << shapeString(out.getShape())
+                         << " does not match the expected "
+                         << shapeString(expected) << " at dimension " << *dim;
 
   if (Value lse = getLse()) {
     auto type = cast<RankedTensorType>(lse.getType());
@@ -567,10 +653,7 @@ LogicalResult FlashOp::verify() {
         varlen ? SmallVector<int64_t>{qHeads, q.getDimSize(0)}
                : SmallVector<int64_t>{q.getDimSize(0), qHeads,
                                       q.getDimSize(2)};
-    if (type.getRank() != static_cast<int64_t>(lseShape.size()) ||
-        !llvm::all_of(llvm::zip(type.getShape(), lseShape), [](auto pair) {
-          return extentsAgree(std::get<0>(pair), std::get<1>(pair));
-        }))
+    if (!shapesAgree(type.getShape(), lseShape))
       return emitOpError() << "'lse' result must have shape "
                            << shapeString(lseShape) << ", got "
                            << shapeString(type.getShape());
@@ -586,9 +669,8 @@ LogicalResult FlashOp::verify() {
                            << why;
   }
 
-  float scale = getScale().convertToFloat();
-  if (!std::isfinite(scale))
-    return emitOpError() << "scale must be finite, got " << scale;
+  if (failed(verifyFinite(*this, "scale", getScale())))
+    return failure();
 
   if (Value sinks = getSinks()) {
     // One logit per query head, flat: [Hq], or the [1, Hq, 1, 1] of a
@@ -629,15 +711,8 @@ LogicalResult FlashOp::verify() {
                                 getKeep(), getBias())))
     return failure();
 
-  if (!hasScoreMod()) {
-    if (!getCaptures().empty())
-      return emitOpError() << "has score_mod captures but no score_mod region";
-    return success();
-  }
-  if (failed(verifyCaptures(*this, getCaptures())))
-    return failure();
-  return verifyScoreModBody(*this, getScoreMod(),
-                            Float32Type::get(getContext()), getCaptures());
+  return verifyScoreMod(*this, getScoreMod(), Float32Type::get(getContext()),
+                        getCaptures());
 }
 
 LogicalResult FlashOp::verifyRegions() {
@@ -678,35 +753,21 @@ void FlashOp::getCanonicalizationPatterns(RewritePatternSet &results,
 //===----------------------------------------------------------------------===//
 
 MaskAttr FlashBwdOp::getMaskOrEmpty() {
-  if (MaskAttr mask = getMaskAttr())
-    return mask;
-  return MaskAttr::get(getContext());
+  return maskOrEmpty(getMaskAttr(), getContext());
 }
 
 LogicalResult FlashBwdOp::verify() {
   RankedTensorType q = getQ().getType(), k = getK().getType(),
                    v = getV().getType(), o = getO().getType();
-  for (auto [name, type] : {std::pair<StringRef, RankedTensorType>{"q", q},
-                            {"k", k},
-                            {"v", v},
-                            {"o", o}})
-    if (type.getRank() != 4)
-      return emitOpError() << "'" << name
-                           << "' must be rank 4 [batch, heads, seq, head_dim], "
-                              "got shape "
-                           << shapeString(type.getShape());
-  static const StringRef bhsd[] = {"batch", "heads", "seq", "head_dim"};
-  static const StringRef bhds[] = {"batch", "heads", "head_dim", "seq"};
-  for (auto [name, value] : {std::pair<StringRef, Value>{"q", getQ()},
-                             {"k", getK()},
-                             {"v", getV()},
-                             {"o", getO()},
-                             {"grad_output", getGradOutput()}})
-    if (failed(verifyExtents(*this, name, value.getType(),
-                             name == "k" && getTransposeK()
-                                 ? ArrayRef<StringRef>(bhds)
-                                 : ArrayRef<StringRef>(bhsd))))
-      return failure();
+  if (failed(verifyAttentionRanks(*this, /*varlen=*/false,
+                                  {{"q", q}, {"k", k}, {"v", v}, {"o", o}})) ||
+      failed(verifyAttentionExtents(*this, /*varlen=*/false, getTransposeK(),
+                                    {{"q", getQ()},
+                                     {"k", getK()},
+                                     {"v", getV()},
+                                     {"o", getO()},
+                                     {"grad_output", getGradOutput()}})))
+    return failure();
   if (failed(verifyExtents(*this, {{"lse", getLse()},
                                    {"lengths", getLengths()},
                                    {"keep", getKeep()},
@@ -727,48 +788,29 @@ LogicalResult FlashBwdOp::verify() {
   // With transpose_k, k is [B, Hkv, Dqk, Skv].
   int64_t kSeqDim = getTransposeK() ? 3 : 2, kHeadDim = getTransposeK() ? 2 : 3;
   int64_t kvSeq = k.getDimSize(kSeqDim);
-  for (auto [what, dim, a, av, b, bv] :
-       {std::tuple<StringRef, int64_t, StringRef, RankedTensorType, StringRef,
-                   RankedTensorType>{"batch", 0, "q", q, "k", k},
-        {"batch", 0, "k", k, "v", v},
-        {"heads", 1, "k", k, "v", v}})
-    if (!extentsAgree(av.getDimSize(dim), bv.getDimSize(dim)))
-      return emitOpError() << what << " (dimension " << dim << ") mismatch: '"
-                           << a << "' has " << av.getDimSize(dim) << " but '"
-                           << b << "' has " << bv.getDimSize(dim);
-  if (!extentsAgree(kvSeq, v.getDimSize(2)))
-    return emitOpError() << "key sequence mismatch: 'k' dimension " << kSeqDim
-                         << " has " << kvSeq << " but 'v' dimension 2 has "
-                         << v.getDimSize(2);
-  if (!extentsAgree(q.getDimSize(3), k.getDimSize(kHeadDim)))
-    return emitOpError() << "head dim mismatch: 'q' dimension 3 has "
-                         << q.getDimSize(3) << " but 'k' dimension "
-                         << kHeadDim << " has " << k.getDimSize(kHeadDim);
-  int64_t qHeads = q.getDimSize(1), kvHeads = k.getDimSize(1);
-  if (ShapedType::isDynamic(qHeads) || ShapedType::isDynamic(kvHeads))
-    return emitOpError() << "heads (dimension 1) of q and k must be static";
-  if (qHeads % kvHeads != 0)
-    return emitOpError() << "kv heads " << kvHeads
-                         << " must divide q heads " << qHeads << " (GQA/MQA)";
-  for (auto [name, type] :
-       {std::pair<StringRef, RankedTensorType>{"q", q}, {"v", v}})
-    if (ShapedType::isDynamic(type.getDimSize(3)))
-      return emitOpError() << "head dim (dimension 3) of '" << name
-                           << "' must be static";
+  for (auto [what, a, av, b, bv] :
+       {std::tuple<StringRef, StringRef, int64_t, StringRef, int64_t>{
+            "batch (dimension 0)", "q", q.getDimSize(0), "k", k.getDimSize(0)},
+        {"batch (dimension 0)", "k", k.getDimSize(0), "v", v.getDimSize(0)},
+        {"heads (dimension 1)", "k", k.getDimSize(1), "v", v.getDimSize(1)}})
+    if (!extentsAgree(av, bv))
+      return emitMismatch(*this, what, a, av, b, bv);
+  if (failed(
+          verifyDimsAgree(*this, "key sequence", "k", k, kSeqDim, "v", v, 2)) ||
+      failed(verifyDimsAgree(*this, "head dim", "q", q, 3, "k", k, kHeadDim)) ||
+      failed(verifyHeads(*this, q, k, v, /*headDimDim=*/3)))
+    return failure();
+  int64_t qHeads = q.getDimSize(1);
 
   SmallVector<int64_t> oShape = {q.getDimSize(0), qHeads, q.getDimSize(2),
                                  v.getDimSize(3)};
-  for (int64_t dim = 0; dim < 4; ++dim)
-    if (!extentsAgree(o.getDimSize(dim), oShape[dim]))
-      return emitOpError() << "'o' shape " << shapeString(o.getShape())
-                           << " does not match the forward's output shape "
-                           << shapeString(oShape) << " at dimension " << dim;
+  if (std::optional<int64_t> dim = firstDisagreement(o.getShape(), oShape))
+    return emitOpError() << "'o' shape " << shapeString(o.getShape())
+                         << " does not match the forward's output shape "
+                         << shapeString(oShape) << " at dimension " << *dim;
   RankedTensorType lse = getLse().getType();
   SmallVector<int64_t> lseShape = {q.getDimSize(0), qHeads, q.getDimSize(2)};
-  if (lse.getRank() != 3 ||
-      !llvm::all_of(llvm::zip(lse.getShape(), lseShape), [](auto pair) {
-        return extentsAgree(std::get<0>(pair), std::get<1>(pair));
-      }))
+  if (!shapesAgree(lse.getShape(), lseShape))
     return emitOpError() << "'lse' must have shape " << shapeString(lseShape)
                          << ", got " << shapeString(lse.getShape());
 
@@ -806,9 +848,8 @@ LogicalResult FlashBwdOp::verify() {
       return emitOpError() << why;
   }
 
-  float scale = getScale().convertToFloat();
-  if (!std::isfinite(scale))
-    return emitOpError() << "scale must be finite, got " << scale;
+  if (failed(verifyFinite(*this, "scale", getScale())))
+    return failure();
   SmallVector<int64_t> scoreShape = {q.getDimSize(0), qHeads, q.getDimSize(2),
                                      kvSeq};
   if (failed(verifyMaskOperands(*this, getMaskOrEmpty(), scoreShape,
@@ -818,16 +859,11 @@ LogicalResult FlashBwdOp::verify() {
   if (hasScoreMod() != !getScoreModGrad().empty())
     return emitOpError() << "needs both a score_mod and a score_mod_grad "
                             "region, or neither";
-  if (!hasScoreMod()) {
-    if (!getCaptures().empty())
-      return emitOpError() << "has score_mod captures but no score_mod region";
-    return success();
-  }
-  if (failed(verifyCaptures(*this, getCaptures())))
-    return failure();
   Type f32 = Float32Type::get(getContext());
-  if (failed(verifyScoreModBody(*this, getScoreMod(), f32, getCaptures())))
+  if (failed(verifyScoreMod(*this, getScoreMod(), f32, getCaptures())))
     return failure();
+  if (!hasScoreMod())
+    return success();
   Block &grad = getScoreModGrad().front();
   if (grad.getArgumentTypes() != getScoreMod().front().getArgumentTypes())
     return emitOpError() << "score_mod_grad region must take the arguments of "
