@@ -88,7 +88,8 @@ Status attachCpAsyncFallback(Context &context, mlir::attn::FlashOp flash,
       mlir::attn::lookupArch(context.arch());
   if (!variant || !variant->persistent || !arch)
     return Status::ok();
-  mlir::attn::ConfigAttr cpAsync = mlir::attn::selectCpAsyncConfig(flash, *arch);
+  mlir::attn::ConfigAttr cpAsync =
+      mlir::attn::selectCpAsyncConfig(flash, *arch);
   if (!cpAsync) // such launches are errors that say why
     return Status::ok();
   mlir::attn::ConfigAttr config = flash.getConfigAttr();
@@ -207,7 +208,8 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
         (*kernel)->setLongKeysKernel(*longKernel, kAlignedKeysUpTo);
       }
     if (auto flash = mlir::dyn_cast<mlir::attn::FlashOp>(op))
-      if (Status s = attachCpAsyncFallback(context, flash, **kernel, diagnostics);
+      if (Status s =
+              attachCpAsyncFallback(context, flash, **kernel, diagnostics);
           !s)
         return s;
     compiled.kernels.push_back(*kernel);

@@ -206,7 +206,8 @@ bool Kernel::persistent() const {
 }
 
 Result<Kernel *> Kernel::cpAsyncFor(const std::string &why) {
-  const std::string cannot = "kernel " + spec_.name + " reads q, k and v by TMA, and " + why;
+  const std::string cannot =
+      "kernel " + spec_.name + " reads q, k and v by TMA, and " + why;
   if (!cpAsync_)
     return Status(StatusCode::InvalidArgument,
                   cannot + "; no cp.async kernel was compiled beside it "
@@ -232,10 +233,10 @@ Result<Kernel *> Kernel::cpAsyncFor(const std::string &why) {
   }
   if (cpAsync_->kernel)
     return cpAsync_->kernel.get();
-  return Status(cpAsync_->failure.code(),
-                cannot + "; building the cp.async kernel " + cpAsync_->name +
-                    " that would run it instead failed: " +
-                    cpAsync_->failure.message());
+  return Status(
+      cpAsync_->failure.code(),
+      cannot + "; building the cp.async kernel " + cpAsync_->name +
+          " that would run it instead failed: " + cpAsync_->failure.message());
 }
 
 Kernel::~Kernel() {
@@ -851,12 +852,12 @@ struct TmaView {
 std::array<TmaView, 3> tmaViews(const KernelSpec &spec, const FlashParams &p) {
   auto view = [&](const char *name, const void *data, int headDim, int rows,
                   int heads, const i64 strides[3], int boxRows) {
-    return TmaView{name,
-                   data,
-                   {uint64_t(headDim), uint64_t(rows), uint64_t(heads),
-                    uint64_t(p.batch)},
-                   {strides[2], strides[1], strides[0]},
-                   {64, uint32_t(boxRows), 1, 1}};
+    return TmaView{
+        name,
+        data,
+        {uint64_t(headDim), uint64_t(rows), uint64_t(heads), uint64_t(p.batch)},
+        {strides[2], strides[1], strides[0]},
+        {64, uint32_t(boxRows), 1, 1}};
   };
   return {view("q", p.q, spec.headDimQK, p.seq_q, p.heads_q, p.q_strides,
                spec.blockM),
@@ -883,8 +884,7 @@ std::string Kernel::tmaRejection(const FlashParams &p) const {
         continue;
       const i64 stride = t.strides[d];
       constexpr i64 kLimit = (i64(1) << 40) / kTmaElementBytes;
-      if (stride >= 0 && stride < kLimit &&
-          stride * kTmaElementBytes % 16 == 0)
+      if (stride >= 0 && stride < kLimit && stride * kTmaElementBytes % 16 == 0)
         continue;
       const std::string size =
           stride > -kLimit && stride < kLimit
@@ -914,8 +914,8 @@ Status Kernel::encodeTmaMaps(Driver &driver, const FlashParams &p,
                                     : uint64_t(t.strides[d]) * kTmaElementBytes;
       dense = bytes[d] * t.dims[d + 1];
     }
-    Status s =
-        driver.encodeTensorMap(targets[i], bf16, t.data, 4, t.dims, bytes, t.box);
+    Status s = driver.encodeTensorMap(targets[i], bf16, t.data, 4, t.dims,
+                                      bytes, t.box);
     if (!s)
       return Status(s.code(), std::string("the driver cannot encode a TMA "
                                           "descriptor of '") +
@@ -1045,9 +1045,10 @@ Status Kernel::launch(const FlashArgs &a, Stream stream, Device device) {
           cpAsync->loadedIn(scope->context(), stream, true);
       if (!loaded)
         return Status(loaded.status().code(),
-                      "kernel " + spec_.name + " hands this launch to its "
-                      "cp.async kernel " + cpAsync->spec_.name + " (" + why +
-                      "): " + loaded.status().message());
+                      "kernel " + spec_.name +
+                          " hands this launch to its cp.async kernel " +
+                          cpAsync->spec_.name + " (" + why +
+                          "): " + loaded.status().message());
       return cpAsync->launch(a, stream, device);
     }
   }

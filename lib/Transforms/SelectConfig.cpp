@@ -201,9 +201,8 @@ double bestTiles(const KernelVariant &candidate, FlashOp op, const Shape &shape,
   // Decode with GQA packs the query heads of a K/V head into the rows
   // of its tokens (the emitter's kPackGroup): fewer, taller row sets.
   Shape rows = shape;
-  if (int64_t group =
-          packedRowGroup(candidate, op.getHeadsQ(), op.getHeadsKV(),
-                         shape.queries, op.isVarlen());
+  if (int64_t group = packedRowGroup(candidate, op.getHeadsQ(), op.getHeadsKV(),
+                                     shape.queries, op.isVarlen());
       group > 1) {
     rows.queries = shape.queries * group;
     rows.batchHeads = shape.batchHeads / group;
@@ -211,10 +210,10 @@ double bestTiles(const KernelVariant &candidate, FlashOp op, const Shape &shape,
   double bestScore = 0.0;
   for (const TileConfig &c : candidate.candidates(shape.operands)) {
     double score = modelThroughput(candidate, c, rows, arch);
-    LLVM_DEBUG(llvm::dbgs() << "  " << candidate.name << " m=" << c.blockM
-                            << " n=" << c.blockN << " warps=" << c.numWarps
-                            << " stages=" << c.stages << " score=" << score
-                            << "\n");
+    LLVM_DEBUG(llvm::dbgs()
+               << "  " << candidate.name << " m=" << c.blockM
+               << " n=" << c.blockN << " warps=" << c.numWarps
+               << " stages=" << c.stages << " score=" << score << "\n");
     if (score > bestScore) {
       bestScore = score;
       best = c;
