@@ -77,6 +77,31 @@ private:
   mlir::ScopedDiagnosticHandler handler;
 };
 
+/// A persistent (TMA) kernel gets the cp.async kernel that the cost model
+/// picks for the same attention: emitted now, compiled by the first launch
+/// whose operands TMA cannot read (Kernel::setCpAsyncFallback).
+Status attachCpAsyncFallback(Context &context, mlir::attn::FlashOp flash,
+                             Kernel &kernel,
+                             const DiagnosticCollector &diagnostics) {
+  const KernelVariant *variant = findKernelVariant(kernel.spec().variant);
+  std::optional<mlir::attn::ArchInfo> arch =
+      mlir::attn::lookupArch(context.arch());
+  if (!variant || !variant->persistent || !arch)
+    return Status::ok();
+  mlir::attn::ConfigAttr cpAsync =
+      mlir::attn::selectCpAsyncConfig(flash, *arch);
+  if (!cpAsync) // such launches are errors that say why
+    return Status::ok();
+  mlir::attn::ConfigAttr config = flash.getConfigAttr();
+  flash.setConfigAttr(cpAsync);
+  mlir::FailureOr<KernelSpec> spec = mlir::attn::emitFlashKernel(flash);
+  flash.setConfigAttr(config);
+  if (mlir::failed(spec))
+    return Status(StatusCode::Unsupported, diagnostics.joinedErrors());
+  kernel.setCpAsyncFallback(spec->name, context.deferBuild(std::move(*spec)));
+  return Status::ok();
+}
+
 } // namespace
 
 void registerAttnDialects(mlir::MLIRContext &context) {
@@ -175,6 +200,11 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
             *longKernel, alignedKeysUpTo((*kernel)->spec().causal ||
                                          (*kernel)->spec().window));
       }
+    if (auto flash = mlir::dyn_cast<mlir::attn::FlashOp>(op))
+      if (Status s =
+              attachCpAsyncFallback(context, flash, **kernel, diagnostics);
+          !s)
+        return s;
     compiled.kernels.push_back(*kernel);
   }
   compiled.pipelineMs = std::chrono::duration<double, std::milli>(

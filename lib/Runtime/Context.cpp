@@ -12,6 +12,7 @@
 #include <cuda.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cinttypes>
 #include <cmath>
@@ -62,7 +63,7 @@ Result<std::unique_ptr<Context>> Context::create(const Options &options) {
   if (options.diskCache)
     directory = options.cacheDirectory.empty() ? Cache::defaultDirectory()
                                                : options.cacheDirectory;
-  context->cache_ = std::make_unique<Cache>(directory);
+  context->cache_ = std::make_shared<Cache>(directory);
   return context;
 }
 
@@ -83,6 +84,17 @@ static void dumpIfAsked(const KernelSpec &spec, const NvrtcOutput *output) {
 }
 
 Result<std::shared_ptr<Kernel>> Context::build(const KernelSpec &spec) {
+  return build(arch_, *cache_, spec);
+}
+
+Kernel::DeferredBuild Context::deferBuild(KernelSpec spec) const {
+  return [arch = arch_, cache = cache_, spec = std::move(spec)] {
+    return build(arch, *cache, spec);
+  };
+}
+
+Result<std::shared_ptr<Kernel>>
+Context::build(const std::string &arch, Cache &cache, const KernelSpec &spec) {
   auto start = std::chrono::steady_clock::now();
   // wgmma and setmaxnreg exist only on the arch-specific sm_90a target.
   bool archSpecific = false;
@@ -97,29 +109,29 @@ Result<std::shared_ptr<Kernel>> Context::build(const KernelSpec &spec) {
     archSpecific = variant->archSpecific;
     summary = variant->summary;
   }
-  if (archSpecific && arch_ != "sm_90a")
+  if (archSpecific && arch != "sm_90a")
     return Status(StatusCode::Unsupported,
                   "kernel " + spec.name + " uses the " + spec.variant +
                       " variant (" + std::string(summary) +
-                      "), which needs sm_90a; this context targets " + arch_);
+                      "), which needs sm_90a; this context targets " + arch);
   Result<Nvrtc *> nvrtc = Nvrtc::get();
   if (!nvrtc)
     return nvrtc.status();
   std::string options;
-  for (const std::string &option : Nvrtc::compileOptions(arch_))
+  for (const std::string &option : Nvrtc::compileOptions(arch))
     options += option + " ";
   std::string key = makeCacheKey(
-      spec.name + "_" + arch_,
-      {spec.source, options, arch_, (*nvrtc)->version(), templatesDigest()});
+      spec.name + "_" + arch,
+      {spec.source, options, arch, (*nvrtc)->version(), templatesDigest()});
 
   std::shared_ptr<Kernel> kernel(new Kernel());
   kernel->spec_ = spec;
-  kernel->arch_ = arch_;
+  kernel->arch_ = arch;
   kernel->cacheKey_ = key;
   dumpIfAsked(spec, nullptr);
   auto compile = [&]() -> Result<CacheEntry> {
     Result<NvrtcOutput> out =
-        (*nvrtc)->compile(spec.source, spec.name + ".cu", spec.name, arch_);
+        (*nvrtc)->compile(spec.source, spec.name + ".cu", spec.name, arch);
     if (!out)
       return out.status();
     dumpIfAsked(spec, &*out);
@@ -130,7 +142,7 @@ Result<std::shared_ptr<Kernel>> Context::build(const KernelSpec &spec) {
     return entry;
   };
   Result<std::shared_ptr<const CacheEntry>> entry =
-      cache_->getOrCompile(key, compile, kernel->outcome_);
+      cache.getOrCompile(key, compile, kernel->outcome_);
   if (!entry)
     return entry.status();
   kernel->entry_ = *entry;
@@ -140,7 +152,7 @@ Result<std::shared_ptr<Kernel>> Context::build(const KernelSpec &spec) {
   if (logEnabled()) {
     char line[96];
     std::snprintf(line, sizeof(line), " for %s in %.1f ms (cache: %s)",
-                  arch_.c_str(), kernel->buildMs_,
+                  arch.c_str(), kernel->buildMs_,
                   cacheOutcomeName(kernel->outcome_));
     log("built " + spec.name + line);
   }
@@ -155,6 +167,77 @@ Result<std::shared_ptr<Kernel>> Context::build(const KernelSpec &spec) {
 }
 
 Kernel::Kernel() : baseParams_(new FlashParams()) {}
+
+/// The cp.async kernel of a persistent one, built at most once: a failed
+/// build is reported again, not retried at every launch.
+struct Kernel::CpAsyncFallback {
+  std::string name;
+  DeferredBuild build;
+  std::mutex mutex;
+  bool attempted = false;
+  Status failure;
+  std::shared_ptr<Kernel> kernel;
+  std::atomic<Kernel *> ready{nullptr};
+};
+
+void Kernel::setLongKeysKernel(std::shared_ptr<Kernel> kernel,
+                               int64_t fromKeys) {
+  longKeys_ = std::move(kernel);
+  longKeysFrom_ = fromKeys;
+  if (longKeys_ && cpAsync_)
+    longKeys_->cpAsync_ = cpAsync_;
+}
+
+void Kernel::setCpAsyncFallback(std::string name, DeferredBuild build) {
+  cpAsync_ = std::make_shared<CpAsyncFallback>();
+  cpAsync_->name = std::move(name);
+  cpAsync_->build = std::move(build);
+  if (longKeys_)
+    longKeys_->cpAsync_ = cpAsync_;
+}
+
+Kernel *Kernel::cpAsyncFallback() const {
+  return cpAsync_ ? cpAsync_->ready.load(std::memory_order_acquire) : nullptr;
+}
+
+bool Kernel::persistent() const {
+  const KernelVariant *variant = findKernelVariant(spec_.variant);
+  return spec_.kind == KernelKind::Flash && variant && variant->persistent;
+}
+
+Result<Kernel *> Kernel::cpAsyncFor(const std::string &why) {
+  const std::string cannot =
+      "kernel " + spec_.name + " reads q, k and v by TMA, and " + why;
+  if (!cpAsync_)
+    return Status(StatusCode::InvalidArgument,
+                  cannot + "; no cp.async kernel was compiled beside it "
+                           "(attn::compileSource adds one where a "
+                           "non-persistent variant serves the attention): "
+                           "pass operands TMA can read");
+  if (Kernel *ready = cpAsync_->ready.load(std::memory_order_acquire))
+    return ready;
+  std::lock_guard<std::mutex> lock(cpAsync_->mutex);
+  if (!cpAsync_->attempted) {
+    cpAsync_->attempted = true;
+    Result<std::shared_ptr<Kernel>> built = cpAsync_->build();
+    if (built) {
+      cpAsync_->kernel = *built;
+      cpAsync_->ready.store(built->get(), std::memory_order_release);
+      // Said once, at the build: every later such launch runs it silently.
+      if (logEnabled())
+        log("remark: " + cannot + ": running the cp.async kernel " +
+            cpAsync_->name + " instead");
+    } else {
+      cpAsync_->failure = built.status();
+    }
+  }
+  if (cpAsync_->kernel)
+    return cpAsync_->kernel.get();
+  return Status(
+      cpAsync_->failure.code(),
+      cannot + "; building the cp.async kernel " + cpAsync_->name +
+          " that would run it instead failed: " + cpAsync_->failure.message());
+}
 
 Kernel::~Kernel() {
   Result<Driver *> driver = Driver::get();
@@ -331,7 +414,13 @@ Status Kernel::load(Device device) {
       loadedIn(scope->context(), nullptr, /*checkCapture=*/false);
   if (!loaded)
     return loaded.status();
-  return longKeys_ ? longKeys_->load(device) : Status::ok();
+  if (longKeys_)
+    if (Status s = longKeys_->load(device); !s)
+      return s;
+  // Built by an earlier launch: loaded too, so that launches with the same
+  // operands can be captured.
+  Kernel *cpAsync = cpAsyncFallback();
+  return cpAsync ? cpAsync->load(device) : Status::ok();
 }
 
 int Kernel::chooseSplits(long long blocks, int tilesPerBlock,
@@ -439,6 +528,12 @@ Result<int> Kernel::splitsFor(const FlashArgs &a, Device device) {
   // launch's fixed splits too).
   if (Kernel *other = forKeys(a.seqKV); other != this)
     return other->splitsFor(a, device);
+  // Operands TMA cannot read: the cp.async kernel's tiles decide.
+  Result<Kernel *> runner = runnerOf(a, device);
+  if (!runner)
+    return runner.status();
+  if (*runner != this)
+    return (*runner)->splitsFor(a, device);
   if (a.batchInvariant)
     return invariantSplits(spec_, a);
   if (a.splits > 0)
@@ -463,6 +558,11 @@ Result<size_t> Kernel::workspaceBytes(const FlashArgs &a, Stream stream,
     return size_t(0);
   if (Status s = validate(a); !s)
     return s;
+  Result<Kernel *> runner = runnerOf(a, device);
+  if (!runner)
+    return runner.status();
+  if (*runner != this)
+    return (*runner)->workspaceBytes(a, stream, device);
   Result<Driver *> driver = Driver::get();
   if (!driver)
     return driver.status();
@@ -736,74 +836,136 @@ Status Kernel::checkPointers(const FlashArgs &a, int ordinal) const {
   return Status::ok();
 }
 
+namespace {
+
+/// One operand as a persistent kernel's TMA reads it: (head dim, rows,
+/// heads, batch), the launch's element strides of the last three, the box.
+struct TmaView {
+  const char *name;
+  const void *data;
+  uint64_t dims[4];
+  i64 strides[3];
+  uint32_t box[4];
+};
+
+/// q, k and v of a launch with `p`, as the tensor maps describe them.
+std::array<TmaView, 3> tmaViews(const KernelSpec &spec, const FlashParams &p) {
+  auto view = [&](const char *name, const void *data, int headDim, int rows,
+                  int heads, const i64 strides[3], int boxRows) {
+    return TmaView{
+        name,
+        data,
+        {uint64_t(headDim), uint64_t(rows), uint64_t(heads), uint64_t(p.batch)},
+        {strides[2], strides[1], strides[0]},
+        {64, uint32_t(boxRows), 1, 1}};
+  };
+  return {view("q", p.q, spec.headDimQK, p.seq_q, p.heads_q, p.q_strides,
+               spec.blockM),
+          view("k", p.k, spec.headDimQK, p.seq_kv, p.heads_kv, p.k_strides,
+               spec.blockN),
+          view("v", p.v, spec.headDimV, p.seq_kv, p.heads_kv, p.v_strides,
+               spec.blockN)};
+}
+
+/// Bytes of an element that TMA moves (the persistent kernels read f16 and
+/// bf16).
+constexpr i64 kTmaElementBytes = 2;
+
+} // namespace
+
+std::string Kernel::tmaRejection(const FlashParams &p) const {
+  static const char *const strideNames[3] = {"row", "head", "batch"};
+  for (const TmaView &t : tmaViews(spec_, p)) {
+    if (reinterpret_cast<uintptr_t>(t.data) % 16)
+      return std::string(t.name) + "'s address is not 16-byte aligned, "
+                                   "which TMA needs";
+    for (int d = 0; d < 3; ++d) {
+      if (t.dims[d + 1] == 1) // never stepped along (encodeTmaMaps)
+        continue;
+      const i64 stride = t.strides[d];
+      constexpr i64 kLimit = (i64(1) << 40) / kTmaElementBytes;
+      if (stride >= 0 && stride < kLimit && stride * kTmaElementBytes % 16 == 0)
+        continue;
+      const std::string size =
+          stride > -kLimit && stride < kLimit
+              ? std::to_string(stride * kTmaElementBytes) + " bytes"
+              : std::to_string(stride) + " elements";
+      return std::string(t.name) + "'s " + strideNames[d] + " stride is " +
+             size +
+             ", where TMA needs a multiple of 16 bytes from 0 to below 2^40";
+    }
+  }
+  return "";
+}
+
 Status Kernel::encodeTmaMaps(Driver &driver, const FlashParams &p,
                              TmaMaps &maps) const {
   const bool bf16 = spec_.element == ElementType::BF16;
-  // (head dim, sequence, head, batch) with the launch's strides; a stride
-  // of an extent-1 dimension is never used, but must be a valid one.
-  auto encode = [&](TensorMap &map, const char *name, const void *data,
-                    int headDim, int seq, int heads, const i64 strides[3],
-                    int rows) -> Status {
-    uint64_t dims[4] = {uint64_t(headDim), uint64_t(seq), uint64_t(heads),
-                        uint64_t(p.batch)};
-    uint64_t bytes[3] = {uint64_t(strides[2]) * 2, uint64_t(strides[1]) * 2,
-                         uint64_t(strides[0]) * 2};
-    uint64_t dense = uint64_t(headDim) * 2;
+  auto encode = [&](TensorMap *target, const TmaView &t) {
+    // A stride of an extent-1 dimension is never used, but must be a valid
+    // one.
+    uint64_t bytes[3];
+    uint64_t dense = t.dims[0] * kTmaElementBytes;
     for (int d = 0; d < 3; ++d) {
-      if (dims[d + 1] == 1)
-        bytes[d] = (dense + 15) / 16 * 16;
-      dense = bytes[d] * dims[d + 1];
+      bytes[d] = t.dims[d + 1] == 1 ? (dense + 15) / 16 * 16
+                                    : uint64_t(t.strides[d]) * kTmaElementBytes;
+      dense = bytes[d] * t.dims[d + 1];
     }
-    uint32_t box[4] = {64, uint32_t(rows), 1, 1};
-    Status s = driver.encodeTensorMap(&map, bf16, data, 4, dims, bytes, box);
-    if (!s)
-      return Status(s.code(), std::string("'") + name +
-                                  "' cannot be read by TMA (strides must be "
-                                  "multiples of 16 bytes below 2^40): " +
-                                  s.message());
-    return Status::ok();
+    return driver.encodeTensorMap(target, bf16, t.data, 4, t.dims, bytes,
+                                  t.box);
   };
-  if (Status s = encode(maps.q, "q", p.q, spec_.headDimQK, p.seq_q, p.heads_q,
-                        p.q_strides, spec_.blockM);
-      !s)
-    return s;
-  if (Status s = encode(maps.k, "k", p.k, spec_.headDimQK, p.seq_kv,
-                        p.heads_kv, p.k_strides, spec_.blockN);
-      !s)
-    return s;
-  if (Status s = encode(maps.v, "v", p.v, spec_.headDimV, p.seq_kv,
-                        p.heads_kv, p.v_strides, spec_.blockN);
-      !s)
-    return s;
+  TensorMap *targets[3] = {&maps.q, &maps.k, &maps.v};
+  const std::array<TmaView, 3> views = tmaViews(spec_, p);
+  for (int i = 0; i < 3; ++i)
+    if (Status s = encode(targets[i], views[i]); !s)
+      return Status(s.code(), std::string("the driver cannot encode a TMA "
+                                          "descriptor of '") +
+                                  views[i].name + "': " + s.message());
   // The output by TMA in boxes of one consumer warpgroup's 64 rows, where
-  // the kernel stages it; strides TMA rejects leave the threads' own stores.
-  maps.stages_output =
-      spec_.packGroup == 1 && static_cast<bool>(encode(
-                                  maps.o, "o", p.o, spec_.headDimV, p.seq_q,
-                                  p.heads_q, p.o_strides, 64));
+  // the kernel stages it; a view TMA cannot store leaves the threads' own
+  // stores.
+  const TmaView o{"o",
+                  p.o,
+                  {uint64_t(spec_.headDimV), uint64_t(p.seq_q),
+                   uint64_t(p.heads_q), uint64_t(p.batch)},
+                  {p.o_strides[2], p.o_strides[1], p.o_strides[0]},
+                  {64, 64, 1, 1}};
+  maps.stages_output = spec_.packGroup == 1 &&
+                       reinterpret_cast<uintptr_t>(p.o) % 16 == 0 &&
+                       static_cast<bool>(encode(&maps.o, o));
   return Status::ok();
 }
 
-Status Kernel::launch(const FlashArgs &a, Stream stream, Device device) {
-  if (Kernel *other = forKeys(a.seqKV); other != this)
-    return other->launch(a, stream, device);
-  if (Status s = validate(a); !s)
-    return s;
-  Result<Driver *> driverOr = Driver::get();
-  if (!driverOr)
-    return driverOr.status();
-  Driver *driver = *driverOr;
-  // The context stays current for the launch and is popped after it.
-  Result<ContextScope> scope = driver->enter(device);
+Result<Kernel *> Kernel::tmaOrCpAsync(Driver *driver, const FlashArgs &a,
+                                      TmaMaps &maps, std::string &why) {
+  FlashParams view = operandParams(a);
+  packQueryHeads(view, a);
+  why = tmaRejection(view);
+  if (why.empty()) {
+    Status encoded = driver ? encodeTmaMaps(*driver, view, maps) : Status::ok();
+    if (encoded)
+      return this;
+    why = encoded.message();
+  }
+  return cpAsyncFor(why);
+}
+
+Result<Kernel *> Kernel::runnerOf(const FlashArgs &a, Device device) {
+  // An invalid launch stays here, where launch() reports it.
+  if (!persistent() || !validate(a))
+    return this;
+  TmaMaps maps;
+  std::string why;
+  Result<Driver *> driver = Driver::get();
+  if (!driver)
+    return tmaOrCpAsync(nullptr, a, maps, why);
+  Result<ContextScope> scope = (*driver)->enter(device);
   if (!scope)
     return scope.status();
-  Result<Loaded *> loadedOr = loadedIn(scope->context(), stream, true);
-  if (!loadedOr)
-    return loadedOr.status();
-  Loaded &loaded = **loadedOr;
-  if (Status s = checkPointers(a, loaded.ordinal); !s)
-    return s;
+  return tmaOrCpAsync(*driver, a, maps, why);
+}
 
+FlashParams Kernel::operandParams(const FlashArgs &a) const {
   FlashParams p = *baseParams_;
   p.q = a.q.data;
   p.k = a.k.data;
@@ -846,6 +1008,70 @@ Status Kernel::launch(const FlashArgs &a, Stream stream, Device device) {
   // at them changes no mask either.
   p.window_left = clampWindowBound(spec_.windowLeft, a.seqQ, a.seqKV);
   p.window_right = clampWindowBound(spec_.windowRight, a.seqQ, a.seqKV);
+  return p;
+}
+
+void Kernel::packQueryHeads(FlashParams &p, const FlashArgs &a) const {
+  RowPacking packing = rowPacking(a.seqQ);
+  if (!packing.packed() || packing.tokens)
+    return;
+  // One query per head: view q and o as [batch, headsKV, group, dim], whose
+  // rows are heads (stride of a head). The logsumexp, [batch, headsQ, 1],
+  // has the same layout either way.
+  const int group = packing.group;
+  p.q_strides[1] = a.q.strides[1] * group;
+  p.q_strides[2] = a.q.strides[1];
+  p.o_strides[1] = a.o.strides[1] * group;
+  p.o_strides[2] = a.o.strides[1];
+  p.heads_q = spec_.headsKV;
+  p.seq_q = group;
+  p.sink_strides[0] = group;
+  p.sink_strides[1] = 1;
+}
+
+Status Kernel::launch(const FlashArgs &a, Stream stream, Device device) {
+  if (Kernel *other = forKeys(a.seqKV); other != this)
+    return other->launch(a, stream, device);
+  if (Status s = validate(a); !s)
+    return s;
+  Result<Driver *> driverOr = Driver::get();
+  if (!driverOr)
+    return driverOr.status();
+  Driver *driver = *driverOr;
+  // The context stays current for the launch and is popped after it.
+  Result<ContextScope> scope = driver->enter(device);
+  if (!scope)
+    return scope.status();
+  // A persistent kernel reads q, k and v through tensor maps of the
+  // launch's views; where TMA cannot, the cp.async kernel runs it.
+  TmaMaps maps;
+  if (persistent()) {
+    std::string why;
+    Result<Kernel *> reader = tmaOrCpAsync(driver, a, maps, why);
+    if (!reader)
+      return reader.status();
+    if (Kernel *cpAsync = *reader; cpAsync != this) {
+      // Loaded here so that a failure (a capturing stream) says why the
+      // launch needs that kernel.
+      Result<Loaded *> loaded =
+          cpAsync->loadedIn(scope->context(), stream, true);
+      if (!loaded)
+        return Status(loaded.status().code(),
+                      "kernel " + spec_.name +
+                          " hands this launch to its cp.async kernel " +
+                          cpAsync->spec_.name + " (" + why +
+                          "): " + loaded.status().message());
+      return cpAsync->launch(a, stream, device);
+    }
+  }
+  Result<Loaded *> loadedOr = loadedIn(scope->context(), stream, true);
+  if (!loadedOr)
+    return loadedOr.status();
+  Loaded &loaded = **loadedOr;
+  if (Status s = checkPointers(a, loaded.ordinal); !s)
+    return s;
+
+  FlashParams p = operandParams(a);
   Result<int> splits = splitsIn(loaded, a);
   if (!splits)
     return splits.status();
@@ -874,30 +1100,11 @@ Status Kernel::launch(const FlashArgs &a, Stream stream, Device device) {
   }
   // The merge reads the rows unpacked.
   FlashParams combineParams = p;
-  if (RowPacking packing = rowPacking(a.seqQ);
-      packing.packed() && !packing.tokens) {
-    // One query per head: view q and o as [batch, headsKV, group, dim], whose
-    // rows are heads (stride of a head). The logsumexp, [batch, headsQ, 1],
-    // has the same layout either way.
-    const int group = packing.group;
-    p.q_strides[1] = a.q.strides[1] * group;
-    p.q_strides[2] = a.q.strides[1];
-    p.o_strides[1] = a.o.strides[1] * group;
-    p.o_strides[2] = a.o.strides[1];
-    p.heads_q = spec_.headsKV;
-    p.seq_q = group;
-    p.sink_strides[0] = group;
-    p.sink_strides[1] = 1;
-  }
+  packQueryHeads(p, a);
 
   Status launched;
-  if (const KernelVariant *variant = findKernelVariant(spec_.variant);
-      variant && variant->persistent) {
-    // One block per SM loops over the work tiles; TMA reads q, k and v
-    // through tensor maps of the launch's views.
-    TmaMaps maps;
-    if (Status s = encodeTmaMaps(*driver, p, maps); !s)
-      return s;
+  if (persistent()) {
+    // One block per SM loops over the work tiles.
     const unsigned blocks = persistentBlocks(loaded, p.schedule.numTiles());
     // The dynamic scheduler's counter starts at 0 in stream order (a
     // workspace sized before this release has no room: static order).

@@ -174,6 +174,59 @@ bool archRuns(const KernelVariant &v, const ArchInfo &arch) {
   return !v.archSpecific || arch.name == "sm_90a";
 }
 
+/// What the cost model knows of `op`'s sizes.
+Shape shapeOf(FlashOp op) {
+  RankedTensorType q = op.getQ().getType();
+  Shape shape;
+  shape.operands = op.getOperandShape();
+  // Each known on its own: a kernel for any batch of one-token decode
+  // still wants the tiles of a few rows.
+  // Ragged batches: the packed tokens say nothing of how many sequences
+  // share them, so both count as unknown, as do a sequence's keys.
+  shape.batchHeads = op.isVarlen() || q.isDynamicDim(0)
+                         ? 0
+                         : q.getDimSize(0) * q.getDimSize(1);
+  shape.queries = op.isVarlen() || q.isDynamicDim(2) ? 0 : q.getDimSize(2);
+  int64_t keys = op.getKeysPerSequence();
+  shape.keys = op.isVarlen() || ShapedType::isDynamic(keys) ? 0 : keys;
+  shape.causalOrWindow =
+      op.getMaskOrEmpty().getCausal() || op.getMaskOrEmpty().hasWindow();
+  // The model's choice saturates long before; clamped so that its
+  // products of 32-bit extents fit 64 bits.
+  shape.batchHeads = std::min<int64_t>(shape.batchHeads, 1 << 24);
+  shape.queries = std::min<int64_t>(shape.queries, 1 << 24);
+  shape.keys = std::min<int64_t>(shape.keys, 1 << 24);
+  return shape;
+}
+
+/// The best-scoring tiles of `candidate` for `op` into `best`, and their
+/// score (0: none fits).
+double bestTiles(const KernelVariant &candidate, FlashOp op, const Shape &shape,
+                 const ArchInfo &arch, TileConfig &best) {
+  // Decode with GQA packs the query heads of a K/V head into the rows
+  // of its tokens (the emitter's kPackGroup): fewer, taller row sets.
+  Shape rows = shape;
+  if (int64_t group = packedRowGroup(candidate, op.getHeadsQ(), op.getHeadsKV(),
+                                     shape.queries, op.isVarlen());
+      group > 1) {
+    rows.queries = shape.queries * group;
+    rows.batchHeads = shape.batchHeads / group;
+  }
+  double bestScore = 0.0;
+  for (const TileConfig &c : candidate.candidates(shape.operands)) {
+    double score = modelThroughput(candidate, c, rows, arch);
+    LLVM_DEBUG(llvm::dbgs()
+               << "  " << candidate.name << " m=" << c.blockM
+               << " n=" << c.blockN << " warps=" << c.numWarps
+               << " stages=" << c.stages << " score=" << score << "\n");
+    if (score > bestScore) {
+      bestScore = score;
+      best = c;
+    }
+  }
+  return bestScore;
+}
+
 struct AttnSelectConfigPass
     : impl::AttnSelectConfigPassBase<AttnSelectConfigPass> {
   using Base::Base;
@@ -185,9 +238,7 @@ struct AttnSelectConfigPass
   LogicalResult configure(FlashOp op, const ArchInfo &arch) {
     if (op.getConfig() && !hasOverride())
       return success();
-    RankedTensorType q = op.getQ().getType();
-    Shape shape;
-    shape.operands = op.getOperandShape();
+    Shape shape = shapeOf(op);
     for (auto [name, dim] :
          {std::pair<StringRef, int64_t>{"q/k", shape.operands.headDimQK},
           {"v", shape.operands.headDimV}}) {
@@ -200,23 +251,6 @@ struct AttnSelectConfigPass
                                 << " exceeds the largest supported, "
                                 << kMaxHeadDim;
     }
-    // Each known on its own: a kernel for any batch of one-token decode
-    // still wants the tiles of a few rows.
-    // Ragged batches: the packed tokens say nothing of how many sequences
-    // share them, so both count as unknown, as do a sequence's keys.
-    shape.batchHeads = op.isVarlen() || q.isDynamicDim(0)
-                           ? 0
-                           : q.getDimSize(0) * q.getDimSize(1);
-    shape.queries = op.isVarlen() || q.isDynamicDim(2) ? 0 : q.getDimSize(2);
-    int64_t keys = op.getKeysPerSequence();
-    shape.keys = op.isVarlen() || ShapedType::isDynamic(keys) ? 0 : keys;
-    shape.causalOrWindow =
-        op.getMaskOrEmpty().getCausal() || op.getMaskOrEmpty().hasWindow();
-    // The model's choice saturates long before; clamped so that its
-    // products of 32-bit extents fit 64 bits.
-    shape.batchHeads = std::min<int64_t>(shape.batchHeads, 1 << 24);
-    shape.queries = std::min<int64_t>(shape.queries, 1 << 24);
-    shape.keys = std::min<int64_t>(shape.keys, 1 << 24);
 
     // Variants in the table's order of preference: the first that the
     // target runs, that supports the operands and has a fitting tile wins
@@ -255,31 +289,10 @@ struct AttnSelectConfigPass
         forcedWhy = why;
         continue;
       }
-      // Decode with GQA packs the query heads of a K/V head into the rows
-      // of its tokens (the emitter's kPackGroup): fewer, taller row sets.
-      Shape rows = shape;
-      if (int64_t group = packedRowGroup(candidate, op.getHeadsQ(),
-                                         op.getHeadsKV(), shape.queries,
-                                         op.isVarlen());
-          group > 1) {
-        rows.queries = shape.queries * group;
-        rows.batchHeads = shape.batchHeads / group;
-      }
-      double bestScore = 0.0;
-      for (const TileConfig &c : candidate.candidates(shape.operands)) {
-        double score = modelThroughput(candidate, c, rows, arch);
-        LLVM_DEBUG(llvm::dbgs() << "  " << candidate.name << " m=" << c.blockM
-                                << " n=" << c.blockN << " warps=" << c.numWarps
-                                << " stages=" << c.stages << " score=" << score
-                                << "\n");
-        if (score > bestScore) {
-          bestScore = score;
-          best = c;
-          bestVariant = &candidate;
-        }
-      }
-      if (bestVariant)
+      if (bestTiles(candidate, op, shape, arch, best) > 0.0) {
+        bestVariant = &candidate;
         break;
+      }
     }
     if (!variant.empty() && !forcedWhy.empty())
       return op.emitOpError() << "variant " << variant
@@ -408,4 +421,21 @@ struct AttnSelectConfigPass
 };
 
 } // namespace
+
+ConfigAttr selectCpAsyncConfig(FlashOp op, const ArchInfo &arch) {
+  Shape shape = shapeOf(op);
+  for (const KernelVariant &candidate : ::attn::kernelVariants()) {
+    if (candidate.persistent || !archRuns(candidate, arch) ||
+        !candidate.checkOperands(shape.operands).empty())
+      continue;
+    TileConfig best;
+    if (bestTiles(candidate, op, shape, arch, best) > 0.0)
+      return ConfigAttr::get(
+          op.getContext(),
+          StringRef(candidate.name.data(), candidate.name.size()), best.blockM,
+          best.blockN, best.numWarps, best.stages);
+  }
+  return nullptr;
+}
+
 } // namespace mlir::attn

@@ -734,7 +734,9 @@ def _run(query, key, value, attn_mask, lengths, dropout_p, is_causal, scale, ena
                             sinks.data_ptr() if sinks is not None else 0, 0, 0, 0, 0, int(bool(batch_invariant)))
     stream = _current_stream(dev)
     lib = _lib
-    key_ = (b, sq, skv, num_splits, dev, bool(batch_invariant))
+    # The strides too: operands TMA cannot read run a persistent kernel's
+    # cp.async kernel, whose workspace differs.
+    key_ = (b, sq, skv, num_splits, dev, bool(batch_invariant), q.stride(), k.stride(), v.stride())
     workspace_bytes = kernel.workspace.get(key_)
     if workspace_bytes is None:
         size = ctypes.c_uint64()

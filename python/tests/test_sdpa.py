@@ -138,6 +138,36 @@ def test_bshd_memory_without_copies():
     assert rel(out, reference(q, k, v, mask)) < 1e-2
 
 
+@pytest.mark.parametrize("broadcast", [1, 0])
+def test_expanded_keys_and_values_without_copies(broadcast, caplog):
+    # K and V broadcast over heads (dimension 1) or the batch (0) by expand:
+    # stride 0, passed as is. Where TMA cannot read a view (the driver may
+    # refuse a stride of 0) the launch runs the cp.async kernel compiled
+    # beside the TMA one, and the "attn" logger says why, once; either way
+    # the result is the reference's.
+    shape = [2, 4, 300, 128]
+    shape[broadcast] = 1
+    q = rand(2, 4, 300, 128)
+    k, v = (rand(*shape).expand(2, 4, 300, 128) for _ in range(2))
+    assert k.stride(broadcast) == 0
+    with caplog.at_level("INFO", logger="attn"):
+        out = attn.sdpa(q, k, v, is_causal=True)
+    mask = torch.ones(300, 300, dtype=torch.bool, device="cuda").tril()
+    assert rel(out, reference(q, k, v, mask)) < 1e-2
+    for remark in (r.getMessage() for r in caplog.records if "cp.async kernel" in r.getMessage()):
+        print(remark)
+        assert "reads q, k and v by TMA" in remark
+
+
+def test_strides_no_kernel_reads_are_a_clear_error():
+    # A row stride of 132 elements (264 bytes) is neither TMA's multiple of
+    # 16 bytes nor the cp.async loads' 16-byte chunks.
+    q = rand(2, 4, 300, 128)
+    k = rand(2, 4, 300, 132)[..., :128]
+    with pytest.raises(attn.AttnError, match="'k' stride of dimension 2 is 132; it must be a multiple of 8"):
+        attn.sdpa(q, k, q)
+
+
 def test_fully_masked_rows_are_zero():
     q, k, v = rand(1, 2, 64, 64), rand(1, 2, 64, 64), rand(1, 2, 64, 64)
     keep = torch.ones(64, 64, dtype=torch.bool, device="cuda")

@@ -221,6 +221,58 @@ func.func @f(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>, %v: tenso
   EXPECT_EQ(forcedCompiled->kernels[0]->longKeysKernel(), nullptr);
 }
 
+TEST(Compile, TmaKernelsBuildTheirCpAsyncKernelOnFirstNeed) {
+  // The cost model's cp.async kernel for the same attention (sm90 where
+  // its wgmma tiles take the head dim, else sm80) is emitted beside the
+  // persistent one and compiled only when a launch's operands need it:
+  // here k read back to front, a negative stride TMA cannot take. No GPU
+  // needed: the documented rules decide before the driver is asked.
+  for (auto [headDim, cpAsyncVariant] :
+       {std::pair<int, const char *>{128, "sm90"}, {80, "sm80"}}) {
+    const std::string d = std::to_string(headDim);
+    const std::string type = "tensor<1x4x256x" + d + "xbf16>";
+    const std::string text =
+        "func.func @f(%q: " + type + ", %k: " + type + ", %v: " + type +
+        ") -> " + type + " {\n  %o = attn.flash %q, %k, %v {mask = "
+        "#attn.mask<causal>, scale = 0.1 : f32} : " + type + ", " + type +
+        ", " + type + " -> " + type + "\n  return %o : " + type + "\n}";
+    CompileOptions options;
+    options.variant = "sm90ws";
+    auto compiled = compileSource(*memoryContext(), text, options);
+    ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+    Kernel &tma = *compiled->kernels[0];
+    EXPECT_EQ(tma.spec().variant, "sm90ws");
+    EXPECT_EQ(tma.cpAsyncFallback(), nullptr); // not compiled with it
+
+    FlashArgs args;
+    args.batch = 1;
+    args.seqQ = args.seqKV = 256;
+    args.splits = 1;
+    const int64_t shape[4] = {1, 4, 256, headDim};
+    const char *fake = reinterpret_cast<const char *>(uintptr_t(1) << 30);
+    args.q = args.v = args.o = TensorArg::contiguous(fake, shape);
+    args.k = TensorArg::contiguous(fake + 255 * headDim * 2, shape);
+    args.k.strides[2] = -headDim;
+    auto splits = tma.splitsFor(args);
+    ASSERT_TRUE(splits.isOk()) << splits.status().toString();
+    EXPECT_EQ(*splits, 1);
+    const Kernel *cpAsync = tma.cpAsyncFallback();
+    ASSERT_NE(cpAsync, nullptr) << d;
+    EXPECT_EQ(cpAsync->spec().variant, cpAsyncVariant) << d;
+    EXPECT_NE(cpAsync->spec().name.find(std::string("_") + cpAsyncVariant +
+                                        "_"),
+              std::string::npos)
+        << cpAsync->spec().name;
+    EXPECT_EQ(cpAsync->spec().headDimQK, headDim);
+    EXPECT_TRUE(cpAsync->spec().causal);
+    EXPECT_EQ(cpAsync->spec().scale, tma.spec().scale);
+    EXPECT_EQ(cpAsync->cpAsyncFallback(), nullptr);
+    // Asked again: the same kernel, not built again.
+    ASSERT_TRUE(tma.splitsFor(args).isOk());
+    EXPECT_EQ(tma.cpAsyncFallback(), cpAsync);
+  }
+}
+
 TEST(Compile, SecondBuildHitsTheMemoryCache) {
   auto ctx = memoryContext();
   const char *text = R"(

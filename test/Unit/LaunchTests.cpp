@@ -13,6 +13,7 @@
 #include "DriverApi.h"
 
 #include "attn/Runtime/Context.h"
+#include "attn/Runtime/Log.h"
 #include "attn/params.h"
 #include "attn/params_bwd.h"
 
@@ -35,6 +36,7 @@ struct FakeState {
   int pushes = 0, pops = 0, loads = 0, unloads = 0, allocations = 0,
       synchronizations = 0;
   bool capturing = false;
+  bool refuseTensorMaps = false; ///< cuTensorMapEncodeTiled fails
   struct Launch {
     CUfunction function;
     unsigned grid[3], block, shared;
@@ -209,7 +211,8 @@ Driver::Api fakeApi() {
                               const cuuint32_t *, CUtensorMapInterleave,
                               CUtensorMapSwizzle, CUtensorMapL2promotion,
                               CUtensorMapFloatOOBfill) {
-    return address && address == state.rejectedMapAddress
+    return state.refuseTensorMaps ||
+                   (address && address == state.rejectedMapAddress)
                ? CUDA_ERROR_INVALID_VALUE
                : ok();
   };
@@ -574,6 +577,216 @@ TEST_F(FakeDriverLaunch, LongKeyLengthsRunTheLongKeysKernel) {
   EXPECT_EQ(state.functionNames[state.launches[1].function], "fake_short_keys");
   EXPECT_EQ(state.functionNames[state.launches[2].function], "fake_long_keys");
   EXPECT_EQ(state.loads, loads + 2);
+}
+
+/// A persistent (TMA) kernel, causal, GQA 8/2, head dim 128, with a
+/// cp.async kernel beside it whose builds are counted.
+struct TmaWithFallback {
+  std::shared_ptr<Kernel> tma;
+  int builds = 0;
+  explicit TmaWithFallback(const std::string &name, bool fallback = true) {
+    tma = buildFakeFlashKernel(name, [](KernelSpec &spec) {
+      spec.variant = "sm90ws";
+      spec.threads = 384;
+      spec.blockM = 128;
+      spec.numWarps = 12;
+      spec.causal = true;
+    });
+    if (fallback)
+      tma->setCpAsyncFallback(name + "_cpasync", [this, name] {
+        ++builds;
+        return Result<std::shared_ptr<Kernel>>(
+            buildFakeFlashKernel(name + "_cpasync"));
+      });
+  }
+};
+
+/// Causal prefill, 2 x 8 heads x `keys` queries and keys of head dim 128
+/// (more work tiles than SMs), with k read back to front: a negative
+/// stride, which TMA cannot take, when `reversedK`.
+FlashArgs prefillArgs(int keys, bool reversedK) {
+  FlashArgs a;
+  a.batch = 2;
+  a.seqQ = a.seqKV = keys;
+  int64_t qShape[4] = {2, 8, keys, 128}, kvShape[4] = {2, 2, keys, 128};
+  a.q = TensorArg::contiguous(deviceMemory(0, 0), qShape);
+  a.k = TensorArg::contiguous(deviceMemory(0, 1 << 24), kvShape);
+  a.v = TensorArg::contiguous(deviceMemory(0, 1 << 27), kvShape);
+  a.o = TensorArg::contiguous(deviceMemory(0, 1 << 29), qShape);
+  if (reversedK) {
+    a.k.data = deviceMemory(0, (1 << 24) + size_t(keys - 1) * 128 * 2);
+    a.k.strides[2] = -128;
+  }
+  a.splits = 1;
+  return a;
+}
+
+std::vector<std::string> *logged = nullptr;
+void collectLog(const char *message, void *) { logged->push_back(message); }
+
+TEST_F(FakeDriverLaunch, StridesTmaRejectsRunTheCpAsyncKernelBuiltOnce) {
+  TmaWithFallback f("fake_tma");
+  std::vector<std::string> messages;
+  logged = &messages;
+  setLogHandler(collectLog, nullptr);
+  state.stack.push_back(primary(0));
+
+  // Operands TMA reads: the persistent kernel, nothing else built.
+  FlashArgs args = prefillArgs(4096, false);
+  ASSERT_TRUE(f.tma->launch(args).isOk());
+  EXPECT_EQ(f.builds, 0);
+  EXPECT_EQ(f.tma->cpAsyncFallback(), nullptr);
+  auto tmaBytes = f.tma->workspaceBytes(args);
+  ASSERT_TRUE(tmaBytes.isOk());
+  EXPECT_EQ(*tmaBytes, sizeof(int)); // the dynamic scheduler's counter
+
+  // k back to front: the cp.async kernel, built at the first such call,
+  // sizes the workspace and runs the launches, and the log says why once.
+  args = prefillArgs(4096, true);
+  auto bytes = f.tma->workspaceBytes(args);
+  ASSERT_TRUE(bytes.isOk()) << bytes.status().toString();
+  EXPECT_EQ(*bytes, 0u); // one block per tile: no counter
+  for (int i = 0; i < 2; ++i) {
+    Status s = f.tma->launch(args);
+    ASSERT_TRUE(s.isOk()) << s.toString();
+  }
+  EXPECT_EQ(f.builds, 1);
+  ASSERT_NE(f.tma->cpAsyncFallback(), nullptr);
+  EXPECT_EQ(f.tma->cpAsyncFallback()->spec().name, "fake_tma_cpasync");
+  ASSERT_EQ(state.launches.size(), 3u);
+  EXPECT_EQ(state.functionNames[state.launches[0].function], "fake_tma");
+  EXPECT_EQ(state.functionNames[state.launches[1].function], "fake_tma_cpasync");
+  EXPECT_EQ(state.launches[1].params.k_strides[2], -128);
+  EXPECT_EQ(state.launches[1].grid[0], 2u * 8 * 4096 / 64); // its tiles
+  std::vector<std::string> remarks;
+  for (const std::string &m : messages)
+    if (m.find("remark:") != std::string::npos)
+      remarks.push_back(m);
+  ASSERT_EQ(remarks.size(), 1u);
+  EXPECT_NE(remarks[0].find("kernel fake_tma reads q, k and v by TMA, and k's "
+                            "row stride is -256 bytes, where TMA needs a "
+                            "multiple of 16 bytes"),
+            std::string::npos)
+      << remarks[0];
+  EXPECT_NE(remarks[0].find("running the cp.async kernel fake_tma_cpasync "
+                            "instead"),
+            std::string::npos)
+      << remarks[0];
+
+  // The same operands again: TMA.
+  ASSERT_TRUE(f.tma->launch(prefillArgs(4096, false)).isOk());
+  EXPECT_EQ(state.functionNames[state.launches.back().function], "fake_tma");
+  setLogHandler(nullptr, nullptr);
+}
+
+TEST_F(FakeDriverLaunch, TheLongKeysKernelSharesTheCpAsyncKernel) {
+  TmaWithFallback f("fake_tma_short");
+  auto longKeys = buildFakeFlashKernel("fake_tma_long", [](KernelSpec &spec) {
+    spec.variant = "sm90ws";
+    spec.threads = 384;
+    spec.blockM = 128;
+    spec.blockN = 176;
+    spec.numWarps = 12;
+    spec.causal = true;
+  });
+  f.tma->setLongKeysKernel(longKeys, 8192);
+  state.stack.push_back(primary(0));
+  ASSERT_TRUE(f.tma->launch(prefillArgs(1024, true)).isOk());
+  ASSERT_TRUE(f.tma->launch(prefillArgs(8200, true)).isOk());
+  ASSERT_TRUE(f.tma->launch(prefillArgs(8200, false)).isOk());
+  EXPECT_EQ(f.builds, 1);
+  ASSERT_EQ(state.launches.size(), 3u);
+  EXPECT_EQ(state.functionNames[state.launches[0].function], "fake_tma_short_cpasync");
+  EXPECT_EQ(state.functionNames[state.launches[1].function], "fake_tma_short_cpasync");
+  EXPECT_EQ(state.functionNames[state.launches[2].function], "fake_tma_long");
+}
+
+TEST_F(FakeDriverLaunch, ViewsTheDriverRefusesRunTheCpAsyncKernel) {
+  // Strides within the documented rules that cuTensorMapEncodeTiled still
+  // refuses: the driver's word decides.
+  TmaWithFallback f("fake_tma_refused");
+  state.stack.push_back(primary(0));
+  state.refuseTensorMaps = true;
+  Status s = f.tma->launch(prefillArgs(4096, false));
+  ASSERT_TRUE(s.isOk()) << s.toString();
+  EXPECT_EQ(f.builds, 1);
+  EXPECT_EQ(state.functionNames[state.launches.back().function],
+            "fake_tma_refused_cpasync");
+}
+
+TEST_F(FakeDriverLaunch, StridesNoKernelCanReadAreAClearError) {
+  state.stack.push_back(primary(0));
+  // Without a cp.async kernel: the launch names the operand and stride.
+  TmaWithFallback alone("fake_tma_alone", /*fallback=*/false);
+  Status s = alone.tma->launch(prefillArgs(4096, true));
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(s.message().find("k's row stride is -256 bytes"), std::string::npos)
+      << s.message();
+  EXPECT_NE(s.message().find("no cp.async kernel was compiled beside it"),
+            std::string::npos)
+      << s.message();
+
+  // A cp.async kernel that does not build: the error says so, every time,
+  // and the build is not retried.
+  TmaWithFallback broken("fake_tma_broken", /*fallback=*/false);
+  int builds = 0;
+  broken.tma->setCpAsyncFallback("fake_tma_broken_cpasync", [&builds] {
+    ++builds;
+    return Result<std::shared_ptr<Kernel>>(
+        Status(StatusCode::CompileError, "nvrtc: out of registers"));
+  });
+  for (int i = 0; i < 2; ++i) {
+    s = broken.tma->launch(prefillArgs(4096, true));
+    EXPECT_EQ(s.code(), StatusCode::CompileError);
+    EXPECT_NE(s.message().find("building the cp.async kernel "
+                               "fake_tma_broken_cpasync that would run it "
+                               "instead failed: nvrtc: out of registers"),
+              std::string::npos)
+        << s.message();
+  }
+  EXPECT_EQ(builds, 1);
+
+  // Strides neither kernel reads (not multiples of 8 elements) are refused
+  // before either is asked.
+  TmaWithFallback f("fake_tma_odd");
+  FlashArgs args = prefillArgs(4096, false);
+  args.k.strides[2] = 130;
+  s = f.tma->launch(args);
+  EXPECT_NE(s.message().find("'k' stride of dimension 2 is 130"),
+            std::string::npos)
+      << s.message();
+  EXPECT_EQ(f.builds, 0);
+  EXPECT_TRUE(state.launches.empty());
+}
+
+TEST_F(FakeDriverLaunch, ACpAsyncKernelIsNotLoadedDuringCapture) {
+  // Built (NVRTC is no stream operation) but not loaded while the stream
+  // captures; once loaded with the TMA kernel, capture works.
+  TmaWithFallback f("fake_tma_capture");
+  state.stack.push_back(primary(0));
+  state.capturing = true;
+  FlashArgs args = prefillArgs(4096, true);
+  Status s = f.tma->launch(args);
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(s.message().find("hands this launch to its cp.async kernel "
+                             "fake_tma_capture_cpasync (k's row stride is "
+                             "-256 bytes"),
+            std::string::npos)
+      << s.message();
+  EXPECT_NE(s.message().find("is capturing a CUDA graph"), std::string::npos)
+      << s.message();
+  EXPECT_EQ(state.loads, 0);
+  EXPECT_EQ(f.builds, 1);
+
+  state.capturing = false;
+  ASSERT_TRUE(f.tma->load().isOk());
+  EXPECT_EQ(state.loads, 2); // the TMA kernel and its cp.async kernel
+  state.capturing = true;
+  s = f.tma->launch(args);
+  ASSERT_TRUE(s.isOk()) << s.toString();
+  EXPECT_EQ(state.functionNames[state.launches.back().function],
+            "fake_tma_capture_cpasync");
+  EXPECT_EQ(f.builds, 1);
 }
 
 TEST_F(FakeDriverLaunch, NothingIsLoadedWhileTheStreamCaptures) {

@@ -18,6 +18,7 @@
 #include "attn/params.h"
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -202,21 +203,34 @@ public:
 
   /// Loads the module into `device`'s context, once per context. A launch
   /// loads it too, but not while its stream captures a CUDA graph: load (or
-  /// launch) before capturing.
+  /// launch) before capturing. The long-keys kernel is loaded with it, and
+  /// the cp.async fallback if a launch has built it (load does not build
+  /// it: launch once with such strides before capturing).
   Status load(Device device = {});
 
   /// Launches with more than `fromKeys` keys (and their splits, workspace
   /// and loading) go to `kernel`: the same attention with tiles for long
   /// keys, compiled beside this one where the key length is dynamic
   /// (KernelVariants.h, kLongKeysConfigAttr).
-  void setLongKeysKernel(std::shared_ptr<Kernel> kernel, int64_t fromKeys) {
-    longKeys_ = std::move(kernel);
-    longKeysFrom_ = fromKeys;
-  }
+  void setLongKeysKernel(std::shared_ptr<Kernel> kernel, int64_t fromKeys);
   /// That kernel, or null.
   Kernel *longKeysKernel() const { return longKeys_.get(); }
   /// The key length past which launches run it.
   int64_t longKeysFrom() const { return longKeysFrom_; }
+
+  /// A kernel built when first needed (Context::deferBuild).
+  using DeferredBuild = std::function<Result<std::shared_ptr<Kernel>>()>;
+  /// Launches of this persistent (TMA) kernel whose q, k or v TMA cannot
+  /// read (cuTensorMapEncodeTiled needs 16-byte aligned addresses and
+  /// strides that are non-negative multiples of 16 bytes below 2^40; a view
+  /// the driver refuses counts too) run the same attention on the cp.async
+  /// kernel `name` instead: `build` compiles it at the first such launch
+  /// (or workspaceBytes, splitsFor), once, and the log says why, once. The
+  /// long-keys kernel shares it. Without one, such a launch is an error
+  /// that names the operand and the stride.
+  void setCpAsyncFallback(std::string name, DeferredBuild build);
+  /// That kernel once built, else null.
+  Kernel *cpAsyncFallback() const;
 
   /// Checks sizes, alignment and strides against the spec (no GPU needed).
   Status validate(const FlashArgs &args) const;
@@ -283,9 +297,29 @@ private:
   static unsigned persistentBlocks(const Loaded &loaded, long long tiles);
   Status checkPointers(const FlashArgs &args, int ordinal) const;
   Status checkPointers(const BackwardArgs &args, int ordinal) const;
+  /// The operands of a launch as the kernel reads them: pointers, strides
+  /// and sizes (no splits or workspace yet), and, in place, the view of a
+  /// launch that packs query heads into rows.
+  FlashParams operandParams(const FlashArgs &args) const;
+  void packQueryHeads(FlashParams &params, const FlashArgs &args) const;
+  /// Why TMA cannot read q, k or v of `params` ("" if it can), by the
+  /// rules cuTensorMapEncodeTiled documents.
+  std::string tmaRejection(const FlashParams &params) const;
   /// The TMA descriptors of q, k and v for a persistent kernel's launch.
   Status encodeTmaMaps(Driver &driver, const FlashParams &params,
                        TmaMaps &maps) const;
+  /// The kernel that runs a launch of this persistent kernel with `args`
+  /// (validated): this one, with `maps` encoded (by `driver`; without one,
+  /// the documented rules decide alone), or where TMA cannot read the
+  /// operands (`why`), the cp.async fallback.
+  Result<Kernel *> tmaOrCpAsync(Driver *driver, const FlashArgs &args,
+                                TmaMaps &maps, std::string &why);
+  /// The kernel that runs a launch with `args` (after forKeys): this one,
+  /// or, for a persistent kernel, tmaOrCpAsync's choice in `device`.
+  Result<Kernel *> runnerOf(const FlashArgs &args, Device device);
+  /// The cp.async fallback, built on first need; `why` TMA cannot serve.
+  Result<Kernel *> cpAsyncFor(const std::string &why);
+  bool persistent() const;
 
   KernelSpec spec_;
   std::string arch_, cacheKey_;
@@ -296,6 +330,8 @@ private:
   std::unique_ptr<FlashParams> baseParams_;
   std::shared_ptr<Kernel> longKeys_;
   int64_t longKeysFrom_ = 0;
+  struct CpAsyncFallback;
+  std::shared_ptr<CpAsyncFallback> cpAsync_; ///< shared with longKeys_
   /// The kernel that runs a launch of `keys` keys: this one or longKeys_.
   Kernel *forKeys(int64_t keys) {
     return longKeys_ && keys > longKeysFrom_ ? longKeys_.get() : this;
@@ -321,6 +357,9 @@ public:
 
   /// Compiles `spec` for the context's arch (or finds it in a cache).
   Result<std::shared_ptr<Kernel>> build(const KernelSpec &spec);
+  /// build(spec) when called, which may be after the context is gone (it
+  /// holds the arch and the cache, not the context).
+  Kernel::DeferredBuild deferBuild(KernelSpec spec) const;
 
   const std::string &arch() const { return arch_; }
   Cache &cache() { return *cache_; }
@@ -329,8 +368,10 @@ public:
 
 private:
   Context() = default;
+  static Result<std::shared_ptr<Kernel>>
+  build(const std::string &arch, Cache &cache, const KernelSpec &spec);
   std::string arch_;
-  std::unique_ptr<Cache> cache_;
+  std::shared_ptr<Cache> cache_;
 };
 
 /// A hash of every embedded template: part of each cache key, so editing a

@@ -39,6 +39,13 @@ LogicalResult verifyConfigFits(FlashOp op, const ArchInfo &arch);
 /// table's backward variants (both of its kernels).
 LogicalResult verifyConfigFits(FlashBwdOp op, const ArchInfo &arch);
 
+/// The cost model's tiles for `op` on `arch` among the variants that load
+/// with cp.async (not persistent), which read strides and addresses that
+/// TMA rejects: a launch of a persistent kernel with such operands runs
+/// this configuration instead (Kernel::setCpAsyncFallback). Null if none
+/// serves the operands.
+ConfigAttr selectCpAsyncConfig(FlashOp op, const ArchInfo &arch);
+
 /// What --attn-pipeline (and the C++ API's compile) runs.
 struct AttnPipelineOptions {
   /// Target GPU for attn-select-config.
