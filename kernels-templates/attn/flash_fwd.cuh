@@ -102,6 +102,10 @@ template <class C, class Mma> struct FlashForward {
                                         : nullptr,
                               p.page_size, p.num_pages);
     PagedTile<kBlockN, C::kHeadDimQK, kThreads> keyPages;
+    // Pages that hold whole tiles: the page of the last K tile, for its V.
+    // (Reading the next tile's page a group ahead cost ptxas 27 registers
+    // at head dim 64, a block per SM; the read is an L1 hit mostly.)
+    int pageOfK = 0;
     // The keys [n0, n0 + kBlockN) of K (or V) into a stage: a tile of a
     // paged cache through the sequence's pages (one page when page_size is
     // a multiple of the tile).
@@ -116,7 +120,9 @@ template <class C, class Mma> struct FlashForward {
         else
           mma.loadV(stage, rows + n0 * strides[2], strides[2], valid);
       } else if (p.page_size % kBlockN == 0) {
-        const u16 *base = rows + pageTable.page(n0) * strides[0] +
+        if (isK)
+          pageOfK = pageTable.page(n0);
+        const u16 *base = rows + pageOfK * strides[0] +
                           pageTable.rowInPage(n0) * strides[2];
         if (isK)
           mma.loadK(stage, base, strides[2], valid);
