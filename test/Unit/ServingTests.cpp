@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "attn/Runtime/KernelVariants.h"
 #include "attn/attn.h"
 
 #include <gtest/gtest.h>
@@ -419,6 +420,31 @@ std::string packedDecode(int tokens, const std::string &mask) {
          mask + ">} : " + q +
          ", tensor<2x2x512x64xbf16>, tensor<2x2x512x64xbf16> -> " + q +
          "\n  return %o : " + q + "\n}\n";
+}
+
+TEST(Paged, TheRegisterModelCountsEachThreadsPages) {
+  // A paged key tile costs a thread the page of each 16-byte chunk it
+  // copies, twice over, plus 8 (common.cuh's PagedTile; ptxas: +16 at head
+  // dim 128 in 64x64 tiles, +31 at head dim 256).
+  const KernelVariant &sm90 = *findKernelVariant("sm90");
+  OperandShape dense{128, 128}, paged{128, 128};
+  paged.paged = true;
+  // 64 keys x 16 chunks over 128 threads: 8 pages each.
+  EXPECT_EQ(sm90.registers({64, 64, 4, 2}, paged) -
+                sm90.registers({64, 64, 4, 2}, dense),
+            2 * 8 + 8);
+  // 128 keys x 16 chunks over 256 threads: 8 too.
+  EXPECT_EQ(sm90.registers({128, 128, 8, 3}, paged) -
+                sm90.registers({128, 128, 8, 3}, dense),
+            2 * 8 + 8);
+  // Head dim 256 with one warpgroup: 16 pages a thread leave wgmma no
+  // registers; two warpgroups halve them.
+  OperandShape paged256{256, 256};
+  paged256.paged = true;
+  EXPECT_GT(sm90.registers({64, 64, 4, 2}, paged256),
+            sm90.registerLimit({64, 64, 4, 2}));
+  EXPECT_LE(sm90.registers({128, 64, 8, 2}, paged256),
+            sm90.registerLimit({128, 64, 8, 2}));
 }
 
 TEST(PackedRows, AFewTokensAndTheirHeadsShareABlockUnderAnyMask) {
