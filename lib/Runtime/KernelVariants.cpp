@@ -125,25 +125,18 @@ int64_t sm90Shared(const TileConfig &t, const OperandShape &s) {
          1024;
 }
 
-/// A paged key tile's cost to a thread: the page of each 16-byte chunk it
-/// copies (common.cuh's PagedTile) and the addresses computed from them,
-/// twice the pages, plus 8; a page smaller than the tile is assumed (the
-/// page size is a launch parameter). ptxas 13.0 over the dense kernel:
-/// +16 at head dim 128 (64 x 64, 8 pages; 24 counted), +31 at head dim
-/// 256 (16 pages; 40 counted, so that kernel stays on mma.sync).
-int64_t pagedTileRegisters(const TileConfig &t, const OperandShape &s,
-                           int64_t threads) {
-  const int64_t chunks = t.blockN * ((s.headDimQK + 7) / 8);
-  return 2 * ((chunks + threads - 1) / threads) + 8;
-}
-
 /// A warpgroup's 64 x blockN S, its packed P and its 64 x headDimV O, spread
-/// over 128 threads, plus a paged tile's pages (ptxas 13.0: head dim 256
-/// with a score_mod spilled at 64 x 64 with 24 counted).
+/// over 128 threads; a paged cache's page lookups cost about 40 more
+/// (ptxas 13.0: head dim 256 with a score_mod spilled at 64 x 64 with 24
+/// counted, head dim 128 with a score_mod 56 bytes at 128 x 128 with 24
+/// counted once the softmax kept four partial maxima and sums). The
+/// per-tile lookup (common.cuh's PagedTile) measured +16 at head dim 128
+/// (64 x 64, 8 pages a thread) and +31 at 256 (16) without a score_mod,
+/// but 24 counted for it let head dim 128 with a score_mod spill 12 bytes
+/// at 128 x 128 with eight warps: 40 stays.
 int64_t sm90Registers(const TileConfig &t, const OperandShape &s) {
   return t.blockN / 2 + t.blockN / 4 + s.headDimV / 2 + 40 +
-         (s.elementwise ? 16 : 0) +
-         (s.paged ? pagedTileRegisters(t, s, 32 * t.numWarps) : 0);
+         (s.elementwise ? 16 : 0) + (s.paged ? 40 : 0);
 }
 
 /// Two stages first: the prefill model (SelectConfig.cpp) scores a third

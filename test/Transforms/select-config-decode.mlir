@@ -1,5 +1,4 @@
 // RUN: attn-opt %s -split-input-file -attn-select-config=arch=sm_90a | FileCheck %s
-// RUN: attn-opt %s -split-input-file "-attn-select-config=arch=sm_90a variant=sm90" | FileCheck %s --check-prefix=SM90-CP
 
 // Decode (a few static query tokens, any batch and cache length, as
 // attn.with_kvcache compiles it): the memory model of SelectConfig.cpp
@@ -44,13 +43,10 @@ func.func @hq64_q16(%q: tensor<?x64x16x128xbf16>, %k: tensor<?x8x?x128xbf16>, %v
 // -----
 
 // A paged cache at head dim 256: the page lookups leave the wgmma kernel
-// room only for 128x64 tiles with eight warps, one block and one tile in
-// flight per SM; mma.sync's 64x32 tiles fit two blocks per SM, and the
-// decode model compares variants. Forced to sm90, the 128x64 tiles.
+// no tile that fits its registers, and mma.sync's 64x32 tiles fit two
+// blocks per SM.
 // CHECK-LABEL: func @paged_hd256
 // CHECK: config = #attn.config<variant = "sm80", block_m = 64, block_n = 32, num_warps = 4, stages = 2>
-// SM90-CP-LABEL: func @paged_hd256
-// SM90-CP: config = #attn.config<variant = "sm90", block_m = 128, block_n = 64, num_warps = 8, stages = 2>
 func.func @paged_hd256(%q: tensor<?x32x4x256xbf16>, %kc: tensor<?x8x?x256xbf16>, %len: tensor<?xi32>, %t: tensor<?x?xi32>) -> tensor<?x32x4x256xbf16> {
   %o = attn.flash %q, %kc, %kc lengths(%len : tensor<?xi32>) block_table(%t : tensor<?x?xi32>)
       {scale = 0.0625 : f32, mask = #attn.mask<causal, bottom_right, key_padding>}
@@ -61,11 +57,9 @@ func.func @paged_hd256(%q: tensor<?x32x4x256xbf16>, %kc: tensor<?x8x?x256xbf16>,
 // -----
 
 // Prefill is not decode: more than 16 static queries keep the prefill model
-// (the warp-specialized kernel, whose tiles never take a third stage here).
+// (the warp-specialized kernel).
 // CHECK-LABEL: func @prefill_hd256
 // CHECK: config = #attn.config<variant = "sm90ws"
-// SM90-CP-LABEL: func @prefill_hd256
-// SM90-CP: config = #attn.config<variant = "sm90", block_m = 128, block_n = 64, num_warps = 8, stages = 2>
 func.func @prefill_hd256(%q: tensor<4x8x2048x256xbf16>, %k: tensor<4x8x2048x256xbf16>, %v: tensor<4x8x2048x256xbf16>) -> tensor<4x8x2048x256xbf16> {
   %o = attn.flash %q, %k, %v {scale = 0.0625 : f32} : tensor<4x8x2048x256xbf16>, tensor<4x8x2048x256xbf16>, tensor<4x8x2048x256xbf16> -> tensor<4x8x2048x256xbf16>
   return %o : tensor<4x8x2048x256xbf16>
