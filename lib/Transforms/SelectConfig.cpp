@@ -290,10 +290,13 @@ struct AttnSelectConfigPass
       }
       // A few static query tokens are decode: the memory model decides,
       // across the variants (a later one must be better by more than 1%),
-      // and the prefill model breaks its ties within a variant.
+      // and the prefill model breaks its ties within a variant. Its
+      // constants come from the H200; elsewhere the prefill model stays
+      // (on sm_80 the decode model's pick for a small static batch, 64x32
+      // with four warps at head dim 128, is one ptxas spills 8 bytes of).
       const bool decode = shape.queries > 0 &&
                           shape.queries <= kMaxPackedTokens &&
-                          !candidate.persistent;
+                          !candidate.persistent && arch.name == "sm_90a";
       if (!decode)
         bestScore = bestTieBreak = 0.0;
       const KernelVariant *earlier = bestVariant;
