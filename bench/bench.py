@@ -69,11 +69,15 @@ def main():
                     help="only the decode table of KV caches (bench/serving.py): q = 1 to 16, GB/s and %% of HBM")
     ap.add_argument("--paged", action="store_true", help="the decode table with paged caches (pages of 16 and 64)")
     ap.add_argument("--varlen", action="store_true", help="ragged prefill beside dense prefill of the same tokens")
+    ap.add_argument("--decode-tiles", action="store_true",
+                    help="decode with each forced tile configuration beside the model's (bench/serving.py)")
     ap.add_argument("--backward", action="store_true",
                     help="time the backward instead, against flash's and cuDNN's (bench_backward.py)")
     args = ap.parse_args()
-    if args.decode or args.paged or args.varlen:
+    if args.decode or args.paged or args.varlen or args.decode_tiles:
         import serving
+        if args.decode_tiles:
+            serving.run_tiles(args, bench)
         if args.varlen:
             serving.run_varlen(args, bench)
         if args.decode or args.paged:

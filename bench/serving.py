@@ -103,6 +103,78 @@ def run(args, bench):
         json.dump(dict(meta=meta, rows=rows), fh, indent=1)
 
 
+def tile_grid():
+    """(hq, hkv, d, b, L) cases of the decode tile sweep (the rows of the
+    decode table that miss 85%) and the (variant, block_m, block_n,
+    num_warps, stages) each runs beside the model's choice (all zeros)."""
+    cases = [(32, 8, 256, 32, 32768), (64, 8, 128, 32, 32768), (64, 8, 128, 8, 131072),
+             (32, 8, 128, 8, 4096)]
+    tiles = {
+        128: [("sm90", 64, 64, 4, 2), ("sm90", 64, 64, 4, 3), ("sm90", 64, 128, 4, 3),
+              ("sm90", 128, 128, 8, 2), ("sm90", 128, 128, 8, 3), ("sm90", 128, 64, 8, 4),
+              ("sm80", 64, 32, 4, 2)],
+        256: [("sm90", 64, 64, 4, 2), ("sm90", 64, 64, 4, 3), ("sm90", 128, 64, 8, 2),
+              ("sm80", 64, 32, 4, 2), ("sm80", 64, 64, 4, 2)],
+    }
+    return cases, tiles
+
+
+def run_tiles(args, bench):
+    """--decode-tiles: GB/s of K/V for each forced tile configuration of
+    tile_grid() at q = 1 and 16, dense and paged (pages of 16), beside the
+    model's choice: what the decode cost model (SelectConfig.cpp,
+    modelDecodeThroughput) should pick. Writes bench-decode-tiles.json."""
+    dev = torch.device("cuda")
+    props = torch.cuda.get_device_properties(0)
+    print(f"device {props.name}, {props.multi_processor_count} SMs, torch {torch.__version__}", flush=True)
+    end = time.time() + args.budget_s
+    cases, tiles = tile_grid()
+    rows = []
+    print(f"\n{'decode tiles: GB/s of K/V (% of 4.8 TB/s)':60s}{'dense':>14s}{'paged16':>14s}", flush=True)
+    for hq, hkv, d, b, length in cases:
+        k_cache = torch.randn(b, length, hkv, d, device=dev, dtype=torch.bfloat16)
+        v_cache = torch.randn(b, length, hkv, d, device=dev, dtype=torch.bfloat16)
+        k_pages, v_pages = k_cache.view(-1, 16, hkv, d), v_cache.view(-1, 16, hkv, d)
+        table = torch.randperm(k_pages.shape[0], device=dev).int().view(b, -1)
+        lengths = torch.full((b,), length, dtype=torch.int32, device=dev)
+        cache_bytes = 2 * b * length * hkv * d * 2
+        for sq in (1, 16):
+            q = torch.randn(b, sq, hq, d, device=dev, dtype=torch.bfloat16)
+            for variant, bm, bn, warps, stages in [("", 0, 0, 0, 0)] + tiles[d]:
+                if time.time() > end:
+                    print("budget reached")
+                    break
+                force = dict(variant=variant, block_m=bm, block_n=bn, num_warps=warps, stages=stages)
+                name = f"{variant} {bm}x{bn}w{warps}s{stages}" if variant else "model"
+                row = dict(kind="decode-tiles", b=b, hq=hq, hkv=hkv, d=d, sq=sq, L=length, tiles=name, gbps={})
+                for label, kc, vc, extra in (("dense", k_cache, v_cache, {}),
+                                             ("paged16", k_pages, v_pages, dict(block_table=table))):
+                    fn = lambda: attn.with_kvcache(q, kc, vc, lengths, causal=True, **extra, **force)  # noqa: E731
+                    try:
+                        fn()
+                        row["gbps"][label] = cache_bytes / bench(fn, args.iters) / 1e6
+                    except Exception as ex:  # noqa: BLE001
+                        print(f"  {name} {label} failed: {type(ex).__name__}: {str(ex)[:160]}")
+                if name == "model":
+                    try:
+                        _, handle = attn.with_kvcache(q, k_cache, v_cache, lengths, causal=True, return_kernel=True)
+                        info = attn.kernel_info(handle)
+                        name = f"model {info['variant']} {info['name'].rsplit('_', 1)[-1]}"
+                        row["tiles"] = name
+                    except Exception:  # noqa: BLE001
+                        pass
+                rows.append(row)
+                cells = "".join(f"{row['gbps'][n]:8.0f} ({100 * row['gbps'][n] / HBM_GBS:3.0f}%)" if n in row["gbps"]
+                                else f"{'-':>14s}" for n in ("dense", "paged16"))
+                print(f"hq={hq:2d} d={d:3d} b={b:3d} L={length:6d} q={sq:2d} {name:24s}{cells}", flush=True)
+        del k_cache, v_cache, k_pages, v_pages
+        torch.cuda.empty_cache()
+    os.makedirs(args.out, exist_ok=True)
+    meta = dict(device=props.name, torch=torch.__version__, date=time.strftime("%Y-%m-%d"), hbm_gbs=HBM_GBS)
+    with open(os.path.join(args.out, "bench-decode-tiles.json"), "w") as fh:
+        json.dump(dict(meta=meta, rows=rows), fh, indent=1)
+
+
 def run_varlen(args, bench):
     """Ragged prefill beside dense prefill of the same tokens: 16384 tokens
     as B prompts of random lengths (attn.varlen, causal, GQA 32/8, head dim

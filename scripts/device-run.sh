@@ -3,7 +3,8 @@
 # is made here, with LLVM linked statically, and carried there):
 #   scripts/device-run.sh [smoke] [suite] [sanitize] [examples] [backward] [python]
 #                         [python-backward] [overhead] [multigpu] [bench] [decode]
-#                         [serving] [bench-backward] [sass] [tiles] [splits] [count]
+#                         [decode-tiles] [serving] [bench-backward] [sass] [tiles]
+#                         [splits] [count]
 #                         [gpu-diff] [ncu] [time]
 # backward: the backward's GPU cases (test/GPU/backward) and its launch and
 # determinism tests (AttnGPUTests Backward*).
@@ -80,6 +81,7 @@ for step in "${steps[@]}"; do
            # Paged caches: page sizes below and above the tile, tables with
            # entries past the cache (clamped) and lengths past the table.
            "serving/paged-decode|--splits=8" "serving/paged-page1" "serving/paged-page256|--splits=3"
+           "serving/paged-page24|--splits=3" "serving/paged-hd72x64"
            "serving/paged-chunked-prefill|--variant=sm80"
            "serving/paged-table-clamped|--set-input=3:64,-3,0,900 --set-input=4:5,-1,7,2147483647,3,3,3,3,0,1,2,3,-2147483648,9,9,9"
            "serving/paged-table-clamped|--variant=sm80 --splits=2 --set-input=3:2147483647,64,33,17 --set-input=4:-7,10,11,-2147483648,2147483647,0,9,9,1,1,1,1,3,2,1,0")
@@ -128,6 +130,12 @@ for step in "${steps[@]}"; do
     # of HBM beside the SDPA backends (bench/serving.py).
     timeout ${BENCH_TIMEOUT:-500} python3 "$root/bench/bench.py" --decode --paged --varlen --out "$out" \
       --budget-s ${BUDGET_S:-420} ${BENCH_ARGS:-} 2>&1 | tee "$out/bench-decode.log"
+    ;;
+  decode-tiles)
+    # Decode with each forced tile configuration beside the cost model's, on
+    # the decode table's rows below 85% (bench/serving.py run_tiles).
+    timeout ${BENCH_TIMEOUT:-500} python3 "$root/bench/bench.py" --decode-tiles --out "$out" \
+      --budget-s ${BUDGET_S:-420} ${BENCH_ARGS:-} 2>&1 | tee "$out/bench-decode-tiles.log"
     ;;
   serving)
     # The serving suite alone (ragged batches, sinks, paged caches) and its

@@ -217,21 +217,104 @@ __device__ __forceinline__ void loadTile(u32 smem, const u16 *gmem,
   }
 }
 
-/// The rows of a tile read through a page table (a paged K/V cache): the
-/// tile's row r is logical row first + r of the sequence, row
-/// (first + r) % pageSize of page table[(first + r) / pageSize], the page
-/// clamped to [0, lastPage]. Only rows a sequence has may be asked for
-/// (the table holds their pages).
-struct PagedRows {
-  const u16 *cache; // the head's row 0 of page 0
-  i64 pageStride, rowStride;
-  const int *table; // the sequence's pages
-  int pageSize, lastPage, first;
-  __device__ __forceinline__ const u16 *row(int r) const {
-    const int n = first + r;
-    const int page = min(max(table[n / pageSize], 0), lastPage);
-    return cache + page * pageStride + (n % pageSize) * rowStride;
+/// Which (row, 16-byte chunk) of a [Rows][Cols] tile of 16-bit elements the
+/// j-th of a thread's kCopies cp.async copies fills, Threads threads taking
+/// the tile's chunks in row-major order (loadTile's order). A row at or past
+/// Rows means the thread has no j-th copy.
+template <int Rows, int Cols, int Threads> struct TileCopies {
+  static constexpr int kChunksPerRow = Cols / 8;
+  static constexpr int kCopies =
+      (Rows * kChunksPerRow + Threads - 1) / Threads;
+  /// Each thread keeps one chunk column, its rows kRowStep apart.
+  static constexpr bool kFixedChunk = Threads % kChunksPerRow == 0;
+  static __device__ __forceinline__ int row(int j) {
+    if constexpr (kFixedChunk)
+      return threadIdx.x / kChunksPerRow + j * (Threads / kChunksPerRow);
+    else
+      return (threadIdx.x + j * Threads) / kChunksPerRow;
   }
+  static __device__ __forceinline__ int chunk(int j) {
+    if constexpr (kFixedChunk)
+      return threadIdx.x % kChunksPerRow;
+    else
+      return (threadIdx.x + j * Threads) % kChunksPerRow;
+  }
+};
+
+/// A sequence's page table (params.h): key n is row n % size of page
+/// table[n / size], the page clamped to [0, lastPage]. Page sizes that are
+/// powers of two (all that serving engines use) split keys by shift and
+/// mask; others divide.
+struct PageTable {
+  const int *table; // the sequence's pages
+  int size, lastPage;
+  int shift; // log2(size), or -1 when size is not a power of two
+
+  __device__ __forceinline__ PageTable(const int *pages, int pageSize,
+                                       int numPages)
+      : table(pages), size(pageSize), lastPage(numPages - 1),
+        shift((pageSize & (pageSize - 1)) == 0 ? __ffs(pageSize) - 1 : -1) {}
+  __device__ __forceinline__ int page(int n) const {
+    return min(max(table[shift >= 0 ? n >> shift : n / size], 0), lastPage);
+  }
+  __device__ __forceinline__ int rowInPage(int n) const {
+    return shift >= 0 ? n & (size - 1) : n % size;
+  }
+  /// f(split) with split(n) = {slot, row in page} by shift and mask or by
+  /// division: one branch for a whole unrolled loop of keys.
+  template <class F> __device__ __forceinline__ void bySplit(F &&f) const {
+    if (shift >= 0) {
+      const int s = shift, m = size - 1;
+      f([s, m](int n, int &slot, int &row) {
+        slot = n >> s;
+        row = n & m;
+      });
+    } else {
+      const int d = size;
+      f([d](int n, int &slot, int &row) {
+        slot = n / d;
+        row = n - slot * d;
+      });
+    }
+  }
+};
+
+/// The pages of the rows a thread copies of one key tile of a paged cache
+/// (rows first .. first + Rows - 1 of the sequence, those below rowsValid):
+/// looked up once per tile, every table read issued before any is used, so
+/// the copies wait for one round trip, not one per row. K and V tiles of
+/// the same keys and head dim copy the same rows, so V reuses K's lookup.
+template <int Rows, int Cols, int Threads> struct PagedTile {
+  using Copies = TileCopies<Rows, Cols, Threads>;
+  int first, rowsValid;
+  int page[Copies::kCopies];
+
+  __device__ __forceinline__ void lookUp(const PageTable &t, int firstKey,
+                                         int valid) {
+    first = firstKey;
+    rowsValid = valid;
+    t.bySplit([&](auto split) {
+#pragma unroll
+      for (int j = 0; j < Copies::kCopies; ++j) {
+        const int row = Copies::row(j);
+        int slot, inPage;
+        split(first + row, slot, inPage);
+        // Only rows the sequence has: the table holds their pages.
+        page[j] = row < Rows && row < valid
+                      ? min(max(t.table[slot], 0), t.lastPage)
+                      : 0;
+      }
+    });
+  }
+};
+
+/// A key tile of a paged cache (K or V: `cache` is the head's row 0 of page
+/// 0, strides of a page and a row) at the pages a PagedTile looked up.
+template <int Rows, int Cols, int Threads> struct PagedRows {
+  const u16 *cache;
+  i64 pageStride, rowStride;
+  const PageTable &table;
+  const PagedTile<Rows, Cols, Threads> &tile;
 };
 
 /// Packed query rows (decode with GQA, mask.cuh): row r of the tile is
@@ -284,6 +367,34 @@ __device__ __forceinline__ void loadTileRows(u32 smem, const RowSource &src,
                   bytes > 0 ? src.row(row) + chunk * 8 : src.cache, bytes);
     }
   }
+}
+
+/// loadTileRows for a paged cache's key tile: the pages come from the
+/// tile's lookup (PagedTile), so the copies are unrolled and issue back to
+/// back; rows at or past the lookup's rowsValid read as zero.
+template <class Layout, int Rows, int Cols, int Threads>
+__device__ __forceinline__ void
+loadTileRows(u32 smem, const PagedRows<Rows, Cols, Threads> &src,
+             int /*rowsValid: the lookup's*/, int colsValid) {
+  using Copies = TileCopies<Rows, Cols, Threads>;
+  src.table.bySplit([&](auto split) {
+#pragma unroll
+    for (int j = 0; j < Copies::kCopies; ++j) {
+      const int row = Copies::row(j), chunk = Copies::chunk(j);
+      if (Copies::kCopies * Threads != Rows * Copies::kChunksPerRow &&
+          row >= Rows)
+        break;
+      const int bytes = row < src.tile.rowsValid
+                            ? 2 * min(max(colsValid - chunk * 8, 0), 8)
+                            : 0;
+      int slot, inPage;
+      split(src.tile.first + row, slot, inPage);
+      const u16 *from = src.cache + src.tile.page[j] * src.pageStride +
+                        static_cast<i64>(inPage) * src.rowStride + chunk * 8;
+      copyAsync16(smem + Layout::offset(row, chunk),
+                  bytes > 0 ? from : src.cache, bytes);
+    }
+  });
 }
 
 /// ldmatrix from a 32-bit shared address: a per-thread base plus a

@@ -91,8 +91,21 @@ template <class C, class Mma> struct FlashForward {
                    (C::kTransposeK ? mask.kStart() : mask.kStart() * p.k_strides[2]);
     const u16 *v = static_cast<const u16 *>(p.v) + kvBatch * p.v_strides[0] +
                    hk * p.v_strides[1] + mask.kStart() * p.v_strides[2];
-    const int *pages =
-        C::kPaged ? p.block_table + mask.b * p.table_stride : nullptr;
+    // A paged cache: the pages of the rows each thread copies are looked up
+    // once per key tile, with K's copies (PagedTile); V of the same tile
+    // reuses them where its rows are copied alike (the same head dim). With
+    // V one tile behind K (kLag), V's copies go first in a group, while the
+    // lookup still holds the tile that K loaded in the group before.
+    constexpr int kThreads = C::kNumWarps * 32;
+    constexpr bool kValuesShareLookup = C::kHeadDimQK == C::kHeadDimV;
+    const PageTable pageTable(C::kPaged ? p.block_table + mask.b * p.table_stride
+                                        : nullptr,
+                              p.page_size, p.num_pages);
+    PagedTile<kBlockN, C::kHeadDimQK, kThreads> keyPages;
+    // Pages that hold whole tiles: the page of the last K tile, for its V.
+    // (Reading the next tile's page a group ahead cost ptxas 27 registers
+    // at head dim 64, a block per SM; the read is an L1 hit mostly.)
+    int pageOfK = 0;
     // The keys [n0, n0 + kBlockN) of K (or V) into a stage: a tile of a
     // paged cache through the sequence's pages (one page when page_size is
     // a multiple of the tile).
@@ -100,28 +113,39 @@ template <class C, class Mma> struct FlashForward {
       const u16 *rows = isK ? k : v;
       const i64 *strides = isK ? p.k_strides : p.v_strides;
       const int valid = mask.kvEnd - n0;
-      if (!C::kPaged) {
+      if constexpr (!C::kPaged) {
         if (isK)
           mma.loadK(stage, C::kTransposeK ? rows + n0 : rows + n0 * strides[2],
                     strides[2], valid);
         else
           mma.loadV(stage, rows + n0 * strides[2], strides[2], valid);
       } else if (p.page_size % kBlockN == 0) {
-        const int page =
-            min(max(pages[n0 / p.page_size], 0), p.num_pages - 1);
-        const u16 *base =
-            rows + page * strides[0] + (n0 % p.page_size) * strides[2];
+        if (isK)
+          pageOfK = pageTable.page(n0);
+        const u16 *base = rows + pageOfK * strides[0] +
+                          pageTable.rowInPage(n0) * strides[2];
         if (isK)
           mma.loadK(stage, base, strides[2], valid);
         else
           mma.loadV(stage, base, strides[2], valid);
+      } else if (isK) {
+        keyPages.lookUp(pageTable, n0, valid);
+        mma.loadKRows(stage,
+                      PagedRows<kBlockN, C::kHeadDimQK, kThreads>{
+                          rows, strides[0], strides[2], pageTable, keyPages},
+                      valid);
+      } else if constexpr (kValuesShareLookup) {
+        mma.loadVRows(stage,
+                      PagedRows<kBlockN, C::kHeadDimV, kThreads>{
+                          rows, strides[0], strides[2], pageTable, keyPages},
+                      valid);
       } else {
-        const PagedRows paged{rows,         strides[0],        strides[2], pages,
-                              p.page_size, p.num_pages - 1, n0};
-        if (isK)
-          mma.loadKRows(stage, paged, valid);
-        else
-          mma.loadVRows(stage, paged, valid);
+        PagedTile<kBlockN, C::kHeadDimV, kThreads> valuePages;
+        valuePages.lookUp(pageTable, n0, valid);
+        mma.loadVRows(stage,
+                      PagedRows<kBlockN, C::kHeadDimV, kThreads>{
+                          rows, strides[0], strides[2], pageTable, valuePages},
+                      valid);
       }
     };
 
@@ -129,10 +153,14 @@ template <class C, class Mma> struct FlashForward {
     // (masked) tiles of a causal block come first.
     auto tileStart = [&](int i) { return (tileEnd - 1 - i) * kBlockN; };
     // cp.async group g: K of tile g and V of tile g - kLag (Q joins group 0).
+    // Paged with a lag, V_{g-1} goes first: it reuses K_{g-1}'s lookup.
     auto loadGroup = [&](int g) {
+      constexpr bool kValuesFirst = C::kPaged && kLag > 0;
+      if (kValuesFirst && g >= kLag && g - kLag < numTiles)
+        loadKeys(false, (g - kLag) % kStages, tileStart(g - kLag));
       if (g < numTiles)
         loadKeys(true, g % kStages, tileStart(g));
-      if (g >= kLag && g - kLag < numTiles)
+      if (!kValuesFirst && g >= kLag && g - kLag < numTiles)
         loadKeys(false, (g - kLag) % kStages, tileStart(g - kLag));
       commitAsync();
     };

@@ -127,20 +127,29 @@ int64_t sm90Shared(const TileConfig &t, const OperandShape &s) {
 }
 
 /// A warpgroup's 64 x blockN S, its packed P and its 64 x headDimV O, spread
-/// over 128 threads; a paged cache's page addressing costs about 40 more
+/// over 128 threads; a paged cache's page lookups cost about 40 more
 /// (ptxas 13.0: head dim 256 with a score_mod spilled at 64 x 64 with 24
 /// counted, head dim 128 with a score_mod 56 bytes at 128 x 128 with 24
-/// counted once the softmax kept four partial maxima and sums).
+/// counted once the softmax kept four partial maxima and sums). The
+/// per-tile lookup (common.cuh's PagedTile) measured +16 at head dim 128
+/// (64 x 64, 8 pages a thread) and +31 at 256 (16) without a score_mod,
+/// but 24 counted for it let head dim 128 with a score_mod spill 12 bytes
+/// at 128 x 128 with eight warps: 40 stays.
 int64_t sm90Registers(const TileConfig &t, const OperandShape &s) {
   return t.blockN / 2 + t.blockN / 4 + s.headDimV / 2 + 40 +
          (s.elementwise ? 16 : 0) + (s.paged ? 40 : 0);
 }
 
+/// Two stages first: the prefill model (SelectConfig.cpp) scores a third
+/// stage the same or lower (more shared memory, no more work per tile), so
+/// only the decode model, for which a tile in flight is what counts, takes
+/// it.
 std::vector<TileConfig> sm90Candidates(const OperandShape &) {
   std::vector<TileConfig> out;
   for (int64_t warps : {4, 8})
     for (int64_t n : {64, 128})
-      out.push_back({16 * warps, n, warps, 2});
+      for (int64_t stages : {2, 3})
+        out.push_back({16 * warps, n, warps, stages});
   return out;
 }
 

@@ -165,6 +165,33 @@ double modelThroughput(const KernelVariant &v, const TileConfig &c,
   return double(batchHeads * rows) / time;
 }
 
+/// Decode (a few query tokens, their rows packed with the query heads of
+/// a K/V head): each block streams its keys once and the tensor cores are
+/// mostly idle, so what limits is how well each SM keeps K/V tiles in
+/// flight. Per key and K/V head, the time is the larger of
+///  - memory: the tile's bytes over the share of HBM bandwidth the SM gets,
+///    full with two or more tiles in flight per SM (blocks x (stages - 1):
+///    on the H200 two blocks of two stages read 94% of 4.8 TB/s at head
+///    dim 128, one block of two stages 53% at 256), half with one;
+///  - compute: blockM rows of products per key, the ridge at about 100
+///    rows for wgmma from cp.async tiles (the sm90 kernel's 470-490
+///    TFLOP/s against 36 GB/s per SM) and 64 for mma.sync;
+/// once per m-block (further m-blocks read K/V again). Higher is better;
+/// 0: does not fit.
+double modelDecodeThroughput(const KernelVariant &v, const TileConfig &c,
+                             const Shape &s, const ArchInfo &arch) {
+  int64_t perSM = blocksPerSM(v, c, s, arch);
+  if (perSM == 0)
+    return 0.0;
+  double inFlight = double(perSM) * (c.stages >= 2 ? double(c.stages - 1) : 0.5);
+  double memory = 1.0 / std::min(1.0, inFlight / 2.0);
+  double ridgeRows = v.name == "sm80" ? 64.0 : 100.0;
+  double compute = double(c.blockM) / ridgeRows;
+  double mBlocks = double(llvm::divideCeil(std::max<int64_t>(s.queries, 1),
+                                           c.blockM));
+  return 1.0 / (mBlocks * std::max(memory, compute));
+}
+
 /// True if the target can run the variant.
 bool archRuns(const KernelVariant &v, const ArchInfo &arch) {
   if (arch.computeCapability < v.minCapability)
@@ -261,6 +288,7 @@ struct AttnSelectConfigPass
     bool sawRunnable = false;
     const KernelVariant *bestVariant = nullptr;
     TileConfig best;
+    double bestScore = 0.0, bestTieBreak = 0.0;
     for (const KernelVariant &candidate : ::attn::kernelVariants()) {
       const bool forced = !variant.empty();
       if (forced && candidate.name != variant.getValue())
@@ -289,10 +317,56 @@ struct AttnSelectConfigPass
         forcedWhy = why;
         continue;
       }
-      if (bestTiles(candidate, op, shape, arch, best) > 0.0) {
-        bestVariant = &candidate;
-        break;
+      // Decode with GQA packs the query heads of a K/V head into the rows
+      // of its tokens (the emitter's kPackGroup): fewer, taller row sets.
+      Shape rows = shape;
+      if (int64_t group = packedRowGroup(candidate, op.getHeadsQ(),
+                                         op.getHeadsKV(), shape.queries,
+                                         op.isVarlen());
+          group > 1) {
+        rows.queries = shape.queries * group;
+        rows.batchHeads = shape.batchHeads / group;
       }
+      // A few static query tokens are decode: the memory model decides,
+      // across the variants (a later one must be better by more than 1%),
+      // and the prefill model breaks its ties within a variant. Its
+      // constants come from the H200; elsewhere the prefill model stays
+      // (on sm_80 the decode model's pick for a small static batch, 64x32
+      // with four warps at head dim 128, is one ptxas spills 8 bytes of).
+      const bool decode = shape.queries > 0 &&
+                          shape.queries <= kMaxPackedTokens &&
+                          !candidate.persistent && arch.name == "sm_90a";
+      if (!decode)
+        bestScore = bestTieBreak = 0.0;
+      const KernelVariant *earlier = bestVariant;
+      for (const TileConfig &c : candidate.candidates(shape.operands)) {
+        double throughput = modelThroughput(candidate, c, rows, arch);
+        double score =
+            decode ? modelDecodeThroughput(candidate, c, rows, arch) : throughput;
+        LLVM_DEBUG(llvm::dbgs() << "  " << candidate.name << " m=" << c.blockM
+                                << " n=" << c.blockN << " warps=" << c.numWarps
+                                << " stages=" << c.stages << " score=" << score
+                                << " prefill=" << throughput << "\n");
+        if (score <= 0.0)
+          continue;
+        bool better;
+        if (!decode)
+          better = score > bestScore;
+        else if (earlier)
+          better = score > bestScore * 1.01;
+        else
+          better = score > bestScore * 1.01 ||
+                   (score >= bestScore * 0.99 && throughput > bestTieBreak);
+        if (better) {
+          bestScore = std::max(score, bestScore);
+          bestTieBreak = throughput;
+          best = c;
+          bestVariant = &candidate;
+          earlier = nullptr;
+        }
+      }
+      if (bestVariant && !decode)
+        break;
     }
     if (!variant.empty() && !forcedWhy.empty())
       return op.emitOpError() << "variant " << variant

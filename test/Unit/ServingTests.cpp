@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "attn/Runtime/KernelVariants.h"
 #include "attn/attn.h"
 
 #include "MemoryContext.h"
@@ -414,6 +415,29 @@ std::string packedDecode(int tokens, const std::string &mask) {
          mask + ">} : " + q +
          ", tensor<2x2x512x64xbf16>, tensor<2x2x512x64xbf16> -> " + q +
          "\n  return %o : " + q + "\n}\n";
+}
+
+TEST(Paged, TheRegisterModelKeepsWgmmaFromSpilling) {
+  // The page lookups (common.cuh's PagedTile) cost the wgmma kernel about
+  // 40 registers with a score_mod: counted lower, head dim 128 with a
+  // score_mod took 128 x 128 tiles with eight warps and spilled 12 bytes
+  // (test/Python/varlen-mlir.test), and head dim 256 (16 pages a thread
+  // at 64 x 64) has none to spare.
+  const KernelVariant &sm90 = *findKernelVariant("sm90");
+  OperandShape mod{128, 128};
+  mod.paged = mod.elementwise = true;
+  EXPECT_GT(sm90.registers({128, 128, 8, 2}, mod),
+            sm90.registerLimit({128, 128, 8, 2}));
+  OperandShape paged{128, 128};
+  paged.paged = true;
+  EXPECT_LE(sm90.registers({128, 128, 8, 3}, paged),
+            sm90.registerLimit({128, 128, 8, 3}));
+  OperandShape paged256{256, 256};
+  paged256.paged = true;
+  EXPECT_GT(sm90.registers({64, 64, 4, 3}, paged256),
+            sm90.registerLimit({64, 64, 4, 3}));
+  EXPECT_GT(sm90.registers({128, 64, 8, 2}, paged256),
+            sm90.registerLimit({128, 64, 8, 2}));
 }
 
 TEST(PackedRows, AFewTokensAndTheirHeadsShareABlockUnderAnyMask) {
