@@ -164,7 +164,7 @@ def test_strides_no_kernel_reads_are_a_clear_error():
     # 16 bytes nor the cp.async loads' 16-byte chunks.
     q = rand(2, 4, 300, 128)
     k = rand(2, 4, 300, 132)[..., :128]
-    with pytest.raises(attn.AttnError, match="'k' stride of dimension 2 is 132; it must be a multiple of 8"):
+    with pytest.raises(attn.AttnError, match=r"\('k'\) stride of dimension 2 is 132; it must be a multiple of 8"):
         attn.sdpa(q, k, q)
 
 
