@@ -11,9 +11,9 @@ import attn
 def spec(score_mod=None, bias=None, keep=None, lengths=False, captures=(), causal=True, window=None,
          bottom_right=False, static_sq=None, hq=8, hkv=2, dqk=128, dv=128):
     """A spec as attn._backward_spec makes it (bf16, logsumexp, no variant
-    or tiles)."""
+    or tiles, no sinks)."""
     return ("bf16", hq, hkv, dqk, dv, 0.125, causal, bottom_right, window, lengths, keep, bias, score_mod, True,
-            static_sq, "", (0, 0, 0, 0), captures)
+            static_sq, "", (0, 0, 0, 0), captures, False)
 
 
 def describe():
