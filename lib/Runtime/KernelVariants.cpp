@@ -408,7 +408,10 @@ const std::vector<BackwardKernelVariant> &backwardKernelVariants() {
   static const std::vector<BackwardKernelVariant> variants = {
       {"sm80", "sm_80 and newer: cp.async loads, mma.sync products",
        "attn/sm80/flash_bwd.cuh", "attn::sm80::FlashBackwardKV",
-       "attn::sm80::FlashBackwardQ", 80, false, sm80BackwardTiles,
+       // The dQ kernel's extra pass (S and dP again) was faster than the
+       // atomics of the K/V-stationary kernel on all 36 shapes of the H200
+       // backward grid (bench/NOTES.md, session 6).
+       "attn::sm80::FlashBackwardQ", 80, false, false, sm80BackwardTiles,
        sm80BackwardOperands, sm80BackwardTilesFor, sm80BackwardShared,
        sm80BackwardDqShared, sm80BackwardDqThreads, sm80BackwardRegisters,
        sm80BackwardDqRegisters,
