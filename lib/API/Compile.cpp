@@ -109,6 +109,7 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
     pipeline.unfused = options.unfused;
     pipeline.backward = options.backward;
     pipeline.biasGrad = options.backwardBiasGrad;
+    pipeline.backwardVariant = options.backwardVariant;
     mlir::PassManager pm(module.getContext());
     mlir::attn::buildAttnPipeline(pm, pipeline);
     if (mlir::failed(pm.run(module)))

@@ -30,9 +30,10 @@ std::string forward(const std::string &biasShape = "") {
 }
 
 std::shared_ptr<Kernel> compileBackward(const std::string &text,
-                                        bool biasGrad = false) {
+                                        bool biasGrad = false,
+                                        const std::string &arch = "sm_80") {
   Context::Options contextOptions;
-  contextOptions.arch = "sm_80";
+  contextOptions.arch = arch;
   contextOptions.diskCache = false;
   auto ctx = Context::create(contextOptions);
   EXPECT_TRUE(ctx.isOk());
@@ -79,6 +80,20 @@ TEST(BackwardAPI, CompilesTheStepsTwoKernels) {
   // Every entry of the module compiled.
   for (const char *entry : {"_pre(", "_dq(", "_convert("})
     EXPECT_NE(spec.source.find(spec.name + entry), std::string::npos) << entry;
+}
+
+TEST(BackwardAPI, WorkspaceHoldsDAndTheDqSum) {
+  // sm_90a: the wgmma variant adds dQ with atomics.
+  auto kernel = compileBackward(forward(), false, "sm_90a");
+  ASSERT_TRUE(kernel);
+  EXPECT_EQ(kernel->spec().variant, "sm90");
+  BackwardArgs a = validArgs(*kernel);
+  const size_t rows = 2 * 4 * 300;
+  // D (f32 per row) and the f32 dQ sum, each 256-byte aligned.
+  a.deterministic = false;
+  EXPECT_EQ(*kernel->workspaceBytes(a), (rows * 4 + 255) / 256 * 256 + rows * 64 * 4);
+  a.deterministic = true;
+  EXPECT_EQ(*kernel->workspaceBytes(a), (rows * 4 + 255) / 256 * 256);
 }
 
 TEST(BackwardAPI, Sm80ComputesDqWithoutAtomics) {

@@ -56,6 +56,8 @@ struct AttnPipelineOptions {
   /// attention: with `unfused`, the derive pass finds nothing and fails.
   bool backward = false;
   bool biasGrad = false;
+  /// attn-select-config's backward-variant override ("" = the model's).
+  std::string backwardVariant;
 };
 
 /// Adds the pipeline to `pm`: canonicalize, then attn-fuse, canonicalize,
