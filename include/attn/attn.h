@@ -50,6 +50,9 @@ struct CompileOptions {
   bool backward = false;
   /// With `backward`: also the gradient of each bias operand.
   bool backwardBiasGrad = false;
+  /// With `backward`: the backward kernel variant ("sm90", "sm80"; empty:
+  /// the cost model's choice).
+  std::string backwardVariant;
 };
 
 /// The kernels of a module, one per attn.flash, attn.flash_bwd and

@@ -8,7 +8,8 @@
 //   <variant> FlashBackwardKV   K/V-stationary: dK, dV (and dbias) of a
 //                        block of keys, summed over the query heads of its
 //                        K/V head; dQ / scale added with f32 atomics
-//   <variant> FlashBackwardQ    (deterministic mode, instead of the atomics)
+//   <variant> FlashBackwardQ    (deterministic mode, or where the variant's
+//                        atomics are slower, instead of them)
 //                        Q-stationary: dQ of a block of queries
 //   FlashBackwardConvert dQ (and summed dbias) to their element types
 //
@@ -39,6 +40,21 @@ __device__ __forceinline__ void loadMatrixX2Trans(u32 (&r)[2], u32 address) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];"
                : "=r"(r[0]), "=r"(r[1])
                : "r"(address));
+}
+
+/// Adds two consecutive f32 values (8-byte aligned) to a sum in global
+/// memory: one vector reduction on sm_90 (half the L2 atomic transactions
+/// of two scalar ones), two before it.
+__device__ __forceinline__ void reduceAddPair(float *address, float lo,
+                                              float hi) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("red.global.add.v2.f32 [%0], {%1, %2};" ::"l"(address),
+               "f"(lo), "f"(hi)
+               : "memory");
+#else
+  atomicAdd(address, lo);
+  atomicAdd(address + 1, hi);
+#endif
 }
 
 /// The element-wise step of the backward, with the forward's mask policy

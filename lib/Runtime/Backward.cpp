@@ -2,7 +2,8 @@
 //
 // A KernelKind::FlashBackward kernel is four entries of one module (see
 // kernels-templates/attn/flash_bwd.cuh): _pre, the K/V-stationary main
-// kernel, _dq (deterministic mode) and _convert. The launch enqueues them
+// kernel, _dq (the deterministic mode, and every launch of a variant whose
+// table row says its atomics are slower) and _convert. The launch enqueues them
 // on one stream in the caller's CUDA context, as a forward launch does:
 // pointers checked against the launch's device, scratch memory from the
 // caller's workspace, no allocation, synchronization or module load during
@@ -12,6 +13,7 @@
 
 #include "TensorChecks.h"
 #include "attn/Runtime/Context.h"
+#include "attn/Runtime/KernelVariants.h"
 
 #include "attn/params_bwd.h"
 
@@ -50,7 +52,9 @@ WorkspaceLayout layoutOf(const KernelSpec &spec, const BackwardArgs &a) {
   const size_t rows = static_cast<size_t>(a.batch) * spec.headsQ * a.seqQ;
   w.delta = 0;
   w.total = alignUp(rows * sizeof(float));
-  w.atomicDq = !a.deterministic;
+  const BackwardKernelVariant *variant =
+      findBackwardKernelVariant(spec.variant);
+  w.atomicDq = !a.deterministic && variant && variant->atomicDq;
   if (w.atomicDq) {
     w.dqAccum = w.total;
     w.total += alignUp(rows * spec.headDimQK * sizeof(float));
@@ -314,7 +318,7 @@ Status Kernel::launch(const BackwardArgs &a, Stream stream, Device device) {
                                 spec_.threads, spec_.sharedBytes, stream, args);
       !s)
     return s;
-  if (a.deterministic) {
+  if (!w.atomicDq) {
     const std::array<long long, 3> queries = queryGrid(spec_, a);
     if (Status s = driver->launch(
             loaded.backwardDq, unsigned(queries[0]), unsigned(queries[1]),

@@ -360,6 +360,104 @@ std::vector<TileConfig> sm80BackwardCandidates(const OperandShape &) {
           {64, 32, 8, 2}, {64, 32, 8, 1}, {64, 16, 4, 2}, {64, 16, 4, 1}};
 }
 
+//===-- sm90 backward: cp.async + wgmma, K/V-stationary -------------------===//
+//
+// kernels-templates/attn/sm90/flash_bwd.cuh. A warpgroup owns 64 keys of the
+// block; dK and dV of its keys stay in its registers over the sweep, so the
+// head dims are whole 64-column swizzle blocks up to 128. Its dQ product
+// puts warpgroups along the query tile's m64 tiles, then along the head dim
+// in whole 64-column blocks. The deterministic dQ kernel is the sm80 one
+// on at most 64 keys per tile.
+
+constexpr int64_t kSm90BackwardMaxHeadDim = 128;
+
+int64_t sm90BackwardWarpgroups(const TileConfig &t) { return t.numWarps / 4; }
+int64_t sm90BackwardDqWarpgroupsD(const TileConfig &t) {
+  return sm90BackwardWarpgroups(t) / std::max<int64_t>(t.blockM / 64, 1);
+}
+/// Keys per tile of its deterministic dQ kernel.
+int64_t sm90BackwardDqBlockN(const TileConfig &t) {
+  return std::min<int64_t>(t.blockN, 64);
+}
+
+std::string sm90BackwardTiles(const TileConfig &t) {
+  if (t.numWarps != 4 && t.numWarps != 8)
+    return "num_warps must be 4 or 8 (one or two warpgroups), got " +
+           str(t.numWarps);
+  if (t.blockN != 16 * t.numWarps)
+    return "block_n must be 16 * num_warps = " + str(16 * t.numWarps) +
+           " (64 keys per warpgroup), got " + str(t.blockN);
+  // dS^T's m64 tiles go to whole warpgroups; the dQ kernel gives each 16
+  // query rows a warp (at most 8).
+  if (t.blockM != 64 && t.blockM != 128)
+    return "block_m must be 64 or 128, got " + str(t.blockM);
+  if (t.blockM / 64 > sm90BackwardWarpgroups(t))
+    return "block_m must be at most 64 per warpgroup (" +
+           str(64 * sm90BackwardWarpgroups(t)) + "), got " + str(t.blockM);
+  if (t.stages < 1 || t.stages > 2)
+    return "stages must be 1 or 2, got " + str(t.stages);
+  return "";
+}
+
+std::string sm90BackwardOperands(const OperandShape &s) {
+  if (s.transposeK)
+    return "an untransposed k ([batch, heads, seq, dim])";
+  for (int64_t dim : {s.headDimQK, s.headDimV})
+    if (dim <= 0 || dim % 64 != 0 || dim > kSm90BackwardMaxHeadDim)
+      return "head dims of 64 or 128 (whole 64-column swizzle blocks, dK "
+             "and dV in registers), got " +
+             str(s.headDimQK) + "/" + str(s.headDimV);
+  return "";
+}
+
+/// The warpgroups that share the query tile split dQ's head dim in whole
+/// 64-column blocks.
+std::string sm90BackwardTilesFor(const TileConfig &t, const OperandShape &s) {
+  int64_t split = sm90BackwardDqWarpgroupsD(t);
+  if (s.headDimQK % (64 * split) != 0)
+    return "the config splits dQ's head dim " + str(s.headDimQK) + " over " +
+           str(split) + " warpgroups, which does not give whole 64-column "
+           "blocks";
+  return "";
+}
+
+/// K and V of the block, `stages` Q and dO tiles with their logsumexp and
+/// D rows (f32), dS^T, and the slack that aligns the tiles to 1024 bytes.
+int64_t sm90BackwardShared(const TileConfig &t, const OperandShape &s) {
+  return 2 * (t.blockN * (s.headDimQK + s.headDimV) +
+              t.stages * t.blockM * (s.headDimQK + s.headDimV) +
+              t.blockN * t.blockM) +
+         8 * t.stages * t.blockM + 1024;
+}
+
+int64_t sm90BackwardDqShared(const TileConfig &t, const OperandShape &s) {
+  int64_t qk = sharedRowStride(s.headDimQK), v = sharedRowStride(s.headDimV);
+  return 2 * (t.blockM * (qk + v) + t.stages * sm90BackwardDqBlockN(t) * (qk + v));
+}
+
+/// dK and dV of the thread's keys, S^T and dP^T of 64 keys by the query
+/// tile, plus addressing; element-wise work (bias, keep, score_mod) adds
+/// index arithmetic per query column. Fitted to ptxas (sm_90a, CUDA 13):
+/// 221-244 registers at 128 x 128 and head dim 64, 223-242 at 64 x 128 and
+/// 128; with element-wise work 250-255 at 128 x 128 (one spill: window and
+/// dbias), 223 at 64 x 128.
+int64_t sm90BackwardRegisters(const TileConfig &t, const OperandShape &s) {
+  int64_t accumulators = (s.headDimQK + s.headDimV) / 2;
+  return accumulators + t.blockM + 32 + (s.elementwise ? t.blockM / 4 : 0);
+}
+
+int64_t sm90BackwardDqRegisters(const TileConfig &t, const OperandShape &s) {
+  return paddedHeadDim(s.headDimQK) / 2 + sm90BackwardDqBlockN(t) + 48 +
+         (s.elementwise ? 32 : 0);
+}
+
+/// Two warpgroups of 128 keys (Q and dO loaded once per 128 keys); query
+/// tiles of 128 at head dim 64, of 64 at 128; one warpgroup of 64 keys
+/// where element-wise work leaves too few registers for 128 x 128.
+std::vector<TileConfig> sm90BackwardCandidates(const OperandShape &) {
+  return {{128, 128, 8, 2}, {64, 128, 8, 2}, {64, 128, 8, 1}, {64, 64, 4, 2}};
+}
+
 } // namespace
 
 const std::vector<KernelVariant> &kernelVariants() {
@@ -419,9 +517,18 @@ std::string BackwardKernelVariant::checkFits(const TileConfig &tiles,
 
 const std::vector<BackwardKernelVariant> &backwardKernelVariants() {
   static const std::vector<BackwardKernelVariant> variants = {
+      {"sm90", "sm_90a: cp.async loads, wgmma products",
+       "attn/sm90/flash_bwd.cuh", "attn::sm90::FlashBackwardKV",
+       "attn::sm90::FlashBackwardQ", 90, true, true, sm90BackwardTiles,
+       sm90BackwardOperands, sm90BackwardTilesFor, sm90BackwardShared,
+       sm90BackwardDqShared, sm80BackwardDqThreads, sm90BackwardRegisters,
+       sm90BackwardDqRegisters, 240, 224, sm90BackwardCandidates},
       {"sm80", "sm_80 and newer: cp.async loads, mma.sync products",
        "attn/sm80/flash_bwd.cuh", "attn::sm80::FlashBackwardKV",
-       "attn::sm80::FlashBackwardQ", 80, false, sm80BackwardTiles,
+       // The dQ kernel's extra pass (S and dP again) was faster than the
+       // atomics of the K/V-stationary kernel on all 36 shapes of the H200
+       // backward grid (bench/NOTES.md, session 6).
+       "attn::sm80::FlashBackwardQ", 80, false, false, sm80BackwardTiles,
        sm80BackwardOperands, sm80BackwardTilesFor, sm80BackwardShared,
        sm80BackwardDqShared, sm80BackwardDqThreads, sm80BackwardRegisters,
        sm80BackwardDqRegisters,

@@ -25,19 +25,33 @@ using namespace mlir::attn;
 }
 
 LogicalResult mlir::attn::configureBackward(FlashBwdOp op,
-                                            const ArchInfo &arch) {
-  if (op.getConfig())
+                                            const ArchInfo &arch,
+                                            StringRef forcedVariant) {
+  if (op.getConfig() && forcedVariant.empty())
     return success();
   ::attn::OperandShape shape = backwardOperandShape(op);
   std::string why;
+  SmallVector<std::string> skipped;
   for (const ::attn::BackwardKernelVariant &variant :
        ::attn::backwardKernelVariants()) {
-    if (arch.computeCapability < variant.minCapability ||
-        (variant.archSpecific && arch.name != "sm_90a"))
+    const bool forced = !forcedVariant.empty();
+    if (forced && forcedVariant != StringRef(variant.name.data(),
+                                             variant.name.size()))
       continue;
+    if (arch.computeCapability < variant.minCapability ||
+        (variant.archSpecific && arch.name != "sm_90a")) {
+      if (forced)
+        return op.emitOpError()
+               << "backward variant " << forcedVariant << " does not run on "
+               << arch.name;
+      continue;
+    }
     why = variant.checkOperands(shape);
     if (!why.empty()) {
       why = "backward variant " + std::string(variant.name) + " needs " + why;
+      if (forced)
+        break;
+      skipped.push_back(why);
       continue;
     }
     for (const ::attn::TileConfig &tiles : variant.candidates(shape)) {
@@ -54,6 +68,11 @@ LogicalResult mlir::attn::configureBackward(FlashBwdOp op,
       op.setConfigAttr(BackwardConfigAttr::get(
           op.getContext(), StringRef(variant.name.data(), variant.name.size()),
           tiles.blockM, tiles.blockN, tiles.numWarps, tiles.stages));
+      // A faster variant that could not serve says why (as the forward's
+      // model does).
+      for (const std::string &reason : skipped)
+        op.emitRemark() << reason << "; using backward variant "
+                        << variant.name;
       return success();
     }
   }

@@ -19,7 +19,11 @@ namespace mlir::attn {
 /// supports the operands, the first candidate tile configuration that
 /// splits the head dims and fits the arch's shared memory and the
 /// variant's register limits. Reports operands no backward kernel supports.
-LogicalResult configureBackward(FlashBwdOp op, const ArchInfo &arch);
+/// A non-empty `forcedVariant` (a name of the table) is the only variant
+/// tried, and replaces a config the op has; an error says why it cannot
+/// serve.
+LogicalResult configureBackward(FlashBwdOp op, const ArchInfo &arch,
+                                StringRef forcedVariant = "");
 
 /// The operand shape of `op` as the table's resource models take it.
 ::attn::OperandShape backwardOperandShape(FlashBwdOp op);

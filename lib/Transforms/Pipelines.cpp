@@ -32,6 +32,7 @@ void buildAttnPipeline(OpPassManager &pm, const AttnPipelineOptions &options) {
   select.blockN = options.blockN;
   select.numWarps = options.numWarps;
   select.stages = options.stages;
+  select.backwardVariant = options.backwardVariant;
   pm.addPass(createAttnSelectConfigPass(select));
 }
 
@@ -69,6 +70,11 @@ struct PipelineOptions : PassPipelineOptions<PipelineOptions> {
   Option<bool> backwardBiasGrad{*this, "bias-grad",
                         llvm::cl::desc("With backward: the bias gradient too"),
                         llvm::cl::init(false)};
+  Option<std::string> backwardVariant{
+      *this, "backward-variant",
+      llvm::cl::desc("Override: backward kernel variant, sm90 or sm80 "
+                     "(empty = model)"),
+      llvm::cl::init("")};
 };
 } // namespace
 

@@ -474,6 +474,13 @@ struct AttnSelectConfigPass
           << "'; expected one of " << ::attn::knownVariantNames();
       return signalPassFailure();
     }
+    if (!backwardVariant.empty() &&
+        !::attn::findBackwardKernelVariant(backwardVariant)) {
+      getOperation()->emitError()
+          << "unknown backward variant '" << backwardVariant
+          << "'; expected one of " << ::attn::knownBackwardVariantNames();
+      return signalPassFailure();
+    }
     WalkResult result = getOperation()->walk([&](FlashOp op) {
       if (!info->tuned)
         op.emitRemark() << "no tuned cost model for " << arch
@@ -486,7 +493,8 @@ struct AttnSelectConfigPass
       return signalPassFailure();
     // The backward has its own tiles (the overrides are the forward's).
     result = getOperation()->walk([&](FlashBwdOp op) {
-      return failed(configureBackward(op, *info)) ? WalkResult::interrupt()
+      return failed(configureBackward(op, *info, backwardVariant))
+                 ? WalkResult::interrupt()
                                                   : WalkResult::advance();
     });
     if (result.wasInterrupted())

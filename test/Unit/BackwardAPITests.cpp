@@ -32,8 +32,9 @@ std::string forward(const std::string &biasShape = "") {
 }
 
 std::shared_ptr<Kernel> compileBackward(const std::string &text,
-                                        bool biasGrad = false) {
-  std::unique_ptr<Context> ctx = test::memoryContext("sm_80");
+                                        bool biasGrad = false,
+                                        const std::string &arch = "sm_80") {
+  std::unique_ptr<Context> ctx = test::memoryContext(arch);
   CompileOptions options;
   options.backward = true;
   options.backwardBiasGrad = biasGrad;
@@ -80,13 +81,28 @@ TEST(BackwardAPI, CompilesTheStepsTwoKernels) {
 }
 
 TEST(BackwardAPI, WorkspaceHoldsDAndTheDqSum) {
-  auto kernel = compileBackward(forward());
+  // sm_90a: the wgmma variant adds dQ with atomics.
+  auto kernel = compileBackward(forward(), false, "sm_90a");
   ASSERT_TRUE(kernel);
+  EXPECT_EQ(kernel->spec().variant, "sm90");
   BackwardArgs a = validArgs(*kernel);
   const size_t rows = 2 * 4 * 300;
   // D (f32 per row) and the f32 dQ sum, each 256-byte aligned.
   a.deterministic = false;
   EXPECT_EQ(*kernel->workspaceBytes(a), (rows * 4 + 255) / 256 * 256 + rows * 64 * 4);
+  a.deterministic = true;
+  EXPECT_EQ(*kernel->workspaceBytes(a), (rows * 4 + 255) / 256 * 256);
+}
+
+TEST(BackwardAPI, Sm80ComputesDqWithoutAtomics) {
+  // Its dQ kernel was faster than its atomics: D alone, in either mode.
+  auto kernel = compileBackward(forward());
+  ASSERT_TRUE(kernel);
+  EXPECT_EQ(kernel->spec().variant, "sm80");
+  BackwardArgs a = validArgs(*kernel);
+  const size_t rows = 2 * 4 * 300;
+  a.deterministic = false;
+  EXPECT_EQ(*kernel->workspaceBytes(a), (rows * 4 + 255) / 256 * 256);
   a.deterministic = true;
   EXPECT_EQ(*kernel->workspaceBytes(a), (rows * 4 + 255) / 256 * 256);
 }

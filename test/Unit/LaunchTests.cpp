@@ -276,6 +276,8 @@ buildFakeBackwardKernel(const std::string &name,
   for (const char *entry : {"", "_dq", "_pre", "_convert"})
     spec.source += "extern \"C\" __global__ void " + name + entry +
                    "(attn::FlashBwdParams) {}\n";
+  // A variant that adds dQ with atomics (the backward table's atomicDq).
+  spec.variant = "sm90";
   spec.headDimQK = spec.headDimV = 64;
   spec.causal = true;
   spec.backwardDqThreads = 128;
@@ -892,6 +894,21 @@ TEST_F(FakeDriverLaunch, BackwardLaunchesFollowTheForwardsRules) {
   EXPECT_EQ(state.launches[2].grid[1], 8u);
   EXPECT_EQ(state.launches[2].grid[2], 2u);
   EXPECT_EQ(state.launches[2].bwdParams.dq_accum, nullptr);
+
+  // The sm80 variant's dQ kernel was faster than its atomics: it runs in
+  // every launch, and no f32 sum needs converting.
+  auto sm80 = buildFakeBackwardKernel(
+      "fake_bwd_sm80", [](KernelSpec &spec) { spec.variant = "sm80"; });
+  state.launches.clear();
+  args.deterministic = false;
+  args.workspaceBytes = *sm80->workspaceBytes(args);
+  ASSERT_TRUE(sm80->launch(args, nullptr, Device::primary(1)).isOk());
+  ASSERT_EQ(state.launches.size(), 3u);
+  const char *sm80Order[] = {"fake_bwd_sm80_pre", "fake_bwd_sm80",
+                             "fake_bwd_sm80_dq"};
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(state.functionNames[state.launches[i].function], sm80Order[i]);
+  EXPECT_EQ(state.launches[1].bwdParams.dq_accum, nullptr);
 }
 
 TEST_F(FakeDriverLaunch, ABackwardSpecIsCheckedBeforeItIsDividedBy) {

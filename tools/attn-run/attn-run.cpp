@@ -148,6 +148,11 @@ cl::opt<bool> deterministicOption(
     cl::desc("Backward kernels without atomics (bitwise identical results "
              "run to run)"),
     cl::cat(category));
+cl::opt<std::string> backwardVariantOption(
+    "backward-variant",
+    cl::desc("With --backward: the backward kernel variant, sm90 (wgmma, "
+             "sm_90a) or sm80 (mma.sync); default: the cost model's"),
+    cl::cat(category));
 cl::opt<bool> printIR("print-ir", cl::desc("Print the IR after the pipeline"),
                       cl::cat(category));
 
@@ -326,8 +331,10 @@ int main(int argc, char **argv) {
                         numWarpsOption || stagesOption))
     return fail("--unfused runs no fused kernel; --variant and the tile "
                 "options do not apply");
-  if (!backwardOption && (biasGradOption || deterministicOption))
-    return fail("--bias-grad and --deterministic apply to --backward");
+  if (!backwardOption &&
+      (biasGradOption || deterministicOption || !backwardVariantOption.empty()))
+    return fail("--bias-grad, --deterministic and --backward-variant apply "
+                "to --backward");
   if (backwardOption && checkIROption)
     return fail("--check-ir compares the compiled IR with the original graph; "
                 "a training step (--backward) has no graph to compare with");
@@ -335,6 +342,7 @@ int main(int argc, char **argv) {
   compileOptions.unfused = unfusedOption;
   compileOptions.backward = backwardOption;
   compileOptions.backwardBiasGrad = biasGradOption;
+  compileOptions.backwardVariant = backwardVariantOption;
   compileOptions.variant = variantOption;
   compileOptions.blockM = blockMOption;
   compileOptions.blockN = blockNOption;

@@ -109,6 +109,10 @@ struct BackwardKernelVariant {
   std::string_view header, kvTemplate, dqTemplate;
   int minCapability;
   bool archSpecific;
+  /// Whether a launch that does not ask for the deterministic mode adds dQ
+  /// with atomics in the K/V-stationary kernel; if not, the dQ kernel
+  /// computes it (no atomics: deterministic too) where that was faster.
+  bool atomicDq;
 
   /// Why the tiles are not valid for the variant ("" if they are).
   std::string (*checkTiles)(const TileConfig &tiles);

@@ -63,10 +63,13 @@ struct AttnPipelineOptions {
   /// attention: with `unfused`, the derive pass finds nothing and fails.
   bool backward = false;
   bool biasGrad = false;
+  /// attn-select-config's backward-variant override ("" = the model's).
+  std::string backwardVariant;
 };
 
 /// The pipeline options for `arch` of `options`: any options struct that
-/// names the overrides, `unfused`, `backward` and `backwardBiasGrad` as the
+/// names the overrides, `unfused`, `backward`, `backwardBiasGrad` and
+/// `backwardVariant` as the
 /// C++ API's CompileOptions does (it and --attn-pipeline's textual options).
 /// The one place that copies them, so that both forward every option.
 template <typename Options>
@@ -82,6 +85,7 @@ AttnPipelineOptions makeAttnPipelineOptions(llvm::StringRef arch,
   pipeline.unfused = options.unfused;
   pipeline.backward = options.backward;
   pipeline.biasGrad = options.backwardBiasGrad;
+  pipeline.backwardVariant = options.backwardVariant;
   return pipeline;
 }
 

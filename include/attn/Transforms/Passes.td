@@ -60,9 +60,11 @@ def AttnSelectConfigPass : Pass<"attn-select-config"> {
     override is given. An op no kernel supports (head dim over 256 or not a
     multiple of 8) is an error. An `attn.flash_bwd` without a config gets a
     `#attn.backward_config<...>`: of the table's backward variants
-    (`KernelVariants.h`), the first candidate tiles that split its head
+    (`KernelVariants.h`; on sm_90a `sm90`, wgmma, for head dims 64 and
+    128, else `sm80`), the first candidate tiles that split its head
     dims and fit shared memory and the register limits of both of its
-    kernels (the overrides are the forward's).
+    kernels (the tile overrides are the forward's; `backward-variant`
+    forces a backward variant, an error where it cannot serve).
   }];
   let options = [
     Option<"arch", "arch", "std::string", /*default=*/"\"sm_80\"",
@@ -76,7 +78,10 @@ def AttnSelectConfigPass : Pass<"attn-select-config"> {
     Option<"numWarps", "num-warps", "int64_t", /*default=*/"0",
            "Override: warps per block (0 = model)">,
     Option<"stages", "stages", "int64_t", /*default=*/"0",
-           "Override: K/V pipeline stages (0 = model)">
+           "Override: K/V pipeline stages (0 = model)">,
+    Option<"backwardVariant", "backward-variant", "std::string",
+           /*default=*/"\"\"",
+           "Override: backward kernel variant, sm90 or sm80 (empty = model)">
   ];
 }
 

@@ -367,18 +367,19 @@ template <class C> struct FlashBackwardKV {
               mmaTilesRowsK<Ops, kDqChunk>(
                   dq[mt], a, kT + 2 * (kk * 16 * kStrideQK + c * 8));
             }
+          // Column pairs: the head dims are even.
 #pragma unroll
           for (int mt = 0; mt < kDqMTiles; ++mt)
 #pragma unroll
             for (int t = 0; t < kDqChunk; ++t)
 #pragma unroll
-              for (int e = 0; e < 4; ++e) {
+              for (int half = 0; half < 2; ++half) {
                 const int row =
-                    m0 + (dqm * kDqMTiles + mt) * 16 + lane / 4 + (e / 2) * 8;
-                const int col = dqd * kDqCols + (c + t) * 8 + (lane % 4) * 2 + e % 2;
+                    m0 + (dqm * kDqMTiles + mt) * 16 + lane / 4 + half * 8;
+                const int col = dqd * kDqCols + (c + t) * 8 + (lane % 4) * 2;
                 if (row < p.seq_q && col < C::kHeadDimQK)
-                  atomicAdd(p.dq_accum + (row0 + row) * C::kHeadDimQK + col,
-                            dq[mt][t][e]);
+                  reduceAddPair(p.dq_accum + (row0 + row) * C::kHeadDimQK + col,
+                                dq[mt][t][2 * half], dq[mt][t][2 * half + 1]);
               }
         }
       }

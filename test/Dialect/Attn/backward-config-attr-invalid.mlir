@@ -1,7 +1,23 @@
 // RUN: attn-opt %s -split-input-file -verify-diagnostics
 
-// expected-error @+1 {{unknown backward variant "sm90"; known backward variants: sm80}}
-func.func private @f() attributes {c = #attn.backward_config<variant = "sm90", block_m = 64, block_n = 64, num_warps = 4, stages = 2>}
+// expected-error @+1 {{unknown backward variant "sm100"; known backward variants: sm90, sm80}}
+func.func private @f() attributes {c = #attn.backward_config<variant = "sm100", block_m = 64, block_n = 64, num_warps = 4, stages = 2>}
+
+// -----
+
+// The sm90 variant's tiles: a warpgroup per 64 keys.
+// expected-error @+1 {{block_n must be 16 * num_warps = 128 (64 keys per warpgroup), got 64}}
+func.func private @f() attributes {c = #attn.backward_config<variant = "sm90", block_m = 64, block_n = 64, num_warps = 8, stages = 2>}
+
+// -----
+
+// expected-error @+1 {{num_warps must be 4 or 8 (one or two warpgroups), got 2}}
+func.func private @f() attributes {c = #attn.backward_config<variant = "sm90", block_m = 64, block_n = 32, num_warps = 2, stages = 2>}
+
+// -----
+
+// expected-error @+1 {{block_m must be at most 64 per warpgroup (64), got 128}}
+func.func private @f() attributes {c = #attn.backward_config<variant = "sm90", block_m = 128, block_n = 64, num_warps = 4, stages = 2>}
 
 // -----
 

@@ -1,6 +1,7 @@
 // REQUIRES: gpu
 // a bf16 bias shared by the batch, and its gradient summed over it (f32 atomics)
 // RUN: attn-run --backward --check --bias-grad %s | FileCheck %s
+// RUN: attn-run --backward --backward-variant=sm90 --check --bias-grad %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 // CHECK: check output 1 {{.*}} PASS
 // CHECK: check output 2 {{.*}} PASS

@@ -2,6 +2,9 @@
 // a full f32 bias and its gradient (written in place)
 // RUN: attn-run --backward --check --bias-grad %s | FileCheck %s
 // RUN: attn-run --backward --check --bias-grad --deterministic %s | FileCheck %s
+// RUN: attn-run --backward --backward-variant=sm90 --check --bias-grad %s | FileCheck %s
+// RUN: attn-run --backward --backward-variant=sm90 --check --bias-grad --deterministic %s | FileCheck %s
+// RUN: attn-run --backward --backward-variant=sm80 --check --bias-grad %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 // CHECK: check output 1 {{.*}} PASS
 // CHECK: check output 2 {{.*}} PASS

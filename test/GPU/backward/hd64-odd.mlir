@@ -2,6 +2,9 @@
 // head dim 64, odd lengths, GQA 2:1; both dQ modes
 // RUN: attn-run --backward --check %s | FileCheck %s
 // RUN: attn-run --backward --check --deterministic %s | FileCheck %s
+// RUN: attn-run --backward --backward-variant=sm90 --check %s | FileCheck %s
+// RUN: attn-run --backward --backward-variant=sm90 --check --deterministic %s | FileCheck %s
+// RUN: attn-run --backward --backward-variant=sm80 --check %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 // CHECK: check output 1 {{.*}} PASS
 // CHECK: check output 2 {{.*}} PASS

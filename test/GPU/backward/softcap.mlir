@@ -2,6 +2,9 @@
 // Gemma-2 softcap: the derived score_mod_grad on the GPU
 // RUN: attn-run --backward --check %s | FileCheck %s
 // RUN: attn-run --backward --check --deterministic %s | FileCheck %s
+// RUN: attn-run --backward --backward-variant=sm90 --check %s | FileCheck %s
+// RUN: attn-run --backward --backward-variant=sm90 --check --deterministic %s | FileCheck %s
+// RUN: attn-run --backward --backward-variant=sm80 --check %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 // CHECK: check output 1 {{.*}} PASS
 // CHECK: check output 2 {{.*}} PASS

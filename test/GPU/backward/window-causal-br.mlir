@@ -1,6 +1,7 @@
 // REQUIRES: gpu
 // a causal window aligned bottom-right
 // RUN: attn-run --backward --check %s | FileCheck %s
+// RUN: attn-run --backward --backward-variant=sm90 --check %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 // CHECK: check output 1 {{.*}} PASS
 // CHECK: check output 2 {{.*}} PASS
