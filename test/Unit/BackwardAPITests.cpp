@@ -33,11 +33,13 @@ std::string forward(const std::string &biasShape = "") {
 
 std::shared_ptr<Kernel> compileBackward(const std::string &text,
                                         bool biasGrad = false,
-                                        const std::string &arch = "sm_80") {
+                                        const std::string &arch = "sm_80",
+                                        const std::string &variant = "") {
   std::unique_ptr<Context> ctx = test::memoryContext(arch);
   CompileOptions options;
   options.backward = true;
   options.backwardBiasGrad = biasGrad;
+  options.backwardVariant = variant;
   auto compiled = compileSource(*ctx, text, options);
   EXPECT_TRUE(compiled.isOk()) << compiled.status().toString();
   if (!compiled.isOk())
@@ -81,8 +83,9 @@ TEST(BackwardAPI, CompilesTheStepsTwoKernels) {
 }
 
 TEST(BackwardAPI, WorkspaceHoldsDAndTheDqSum) {
-  // sm_90a: the wgmma variant adds dQ with atomics.
-  auto kernel = compileBackward(forward(), false, "sm_90a");
+  // sm_90a, asked for (it is opt-in): the wgmma variant adds dQ with
+  // atomics.
+  auto kernel = compileBackward(forward(), false, "sm_90a", "sm90");
   ASSERT_TRUE(kernel);
   EXPECT_EQ(kernel->spec().variant, "sm90");
   BackwardArgs a = validArgs(*kernel);
