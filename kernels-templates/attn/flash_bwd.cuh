@@ -60,6 +60,53 @@ __device__ __forceinline__ void reduceAddPair(float *address, float lo,
 /// The element-wise step of the backward, with the forward's mask policy
 /// (Mask<C>, mask.cuh): which queries a block of keys visits, which tiles
 /// are full, and the masks, bias, keep and score_mod of each score.
+/// Zeroes accumulator fragments (m16n8 tiles of four floats each).
+template <int kTiles>
+__device__ __forceinline__ void zeroFragments(float (&x)[kTiles][4]) {
+#pragma unroll
+  for (int t = 0; t < kTiles; ++t)
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      x[t][e] = 0.f;
+}
+
+/// The Q/dO pipeline of the K/V-stationary kernels, kStages (1 or 2) deep:
+/// cp.async group 0 holds K and V (and step 0's tiles with two stages);
+/// step t waits for its tiles, meets the other warps at a barrier (all are
+/// past step t - 1, so its stage and the shared scratch it wrote are free)
+/// and issues step t + 1's loads. loadStep(t, stage) issues step t's
+/// copies; landed() runs between the wait and the barrier.
+template <int kStages> struct StepPipeline {
+  static_assert(kStages == 1 || kStages == 2, "one or two Q/dO stages");
+  template <class Load>
+  static __device__ __forceinline__ void start(int steps, Load &&loadStep) {
+    if (kStages == 2 && steps > 0)
+      loadStep(0, 0);
+    commitAsync();
+  }
+  /// Step t's stage, once its tiles are there.
+  template <class Load, class Landed>
+  static __device__ __forceinline__ int begin(int t, int steps, Load &&loadStep,
+                                              Landed &&landed) {
+    const int stage = kStages == 2 ? t % 2 : 0;
+    if (kStages == 1) {
+      // Every warp is done with the previous step's tiles.
+      if (t > 0)
+        __syncthreads();
+      loadStep(t, 0);
+      commitAsync();
+    }
+    waitAsync<0>();
+    landed();
+    __syncthreads();
+    if (kStages == 2 && t + 1 < steps) {
+      loadStep(t + 1, (t + 1) % 2);
+      commitAsync();
+    }
+    return stage;
+  }
+};
+
 template <class C> struct BackwardScores {
   /// One score of the tile `mask` stands for: `s` holds q.k and becomes P;
   /// `dp` holds dP and becomes dS. lseLog2 is the row's logsumexp in base

@@ -223,38 +223,15 @@ template <class C> struct FlashBackwardKV {
     const u32 kT = sharedAddress(sK + Tiles::bRowsK(lane, kStrideQK) + dqd * kDqCols);
 
     float dk[kDkTiles][4], dv[kDvTiles][4];
-#pragma unroll
-    for (int t = 0; t < kDkTiles; ++t)
-#pragma unroll
-      for (int e = 0; e < 4; ++e)
-        dk[t][e] = 0.f;
-#pragma unroll
-    for (int t = 0; t < kDvTiles; ++t)
-#pragma unroll
-      for (int e = 0; e < 4; ++e)
-        dv[t][e] = 0.f;
+    zeroFragments(dk);
+    zeroFragments(dv);
 
-    // Group 0: K and V (and the first step with two stages).
-    if (kStages == 2 && steps > 0)
-      loadStep(0, 0);
-    commitAsync();
+    // Each step's stage, dS and P are free once every warp is past the
+    // step before.
+    using Pipeline = StepPipeline<kStages>;
+    Pipeline::start(steps, loadStep);
     for (int t = 0; t < steps; ++t) {
-      const int stage = kStages == 2 ? t % 2 : 0;
-      if (kStages == 1) {
-        // Every warp is done with the previous step's tiles.
-        if (t > 0)
-          __syncthreads();
-        loadStep(t, 0);
-        commitAsync();
-      }
-      waitAsync<0>();
-      // Step t landed; every warp is past step t - 1, so its stage, dS and
-      // P are free.
-      __syncthreads();
-      if (kStages == 2 && t + 1 < steps) {
-        loadStep(t + 1, (t + 1) % 2);
-        commitAsync();
-      }
+      const int stage = Pipeline::begin(t, steps, loadStep, [] {});
 
       const int m0 = stepRow(t);
       const Mask<C> mask(p, b, stepHead(t), m0, kBlockM);

@@ -141,40 +141,17 @@ template <class C> struct FlashBackwardKV {
                                         kBlockN * 128, 1024);
 
     float dk[kDimQK / 8][4], dv[kDimV / 8][4];
-#pragma unroll
-    for (int t = 0; t < kDimQK / 8; ++t)
-#pragma unroll
-      for (int e = 0; e < 4; ++e)
-        dk[t][e] = 0.f;
-#pragma unroll
-    for (int t = 0; t < kDimV / 8; ++t)
-#pragma unroll
-      for (int e = 0; e < 4; ++e)
-        dv[t][e] = 0.f;
+    zeroFragments(dk);
+    zeroFragments(dv);
 
-    // Group 0: K and V (and the first step with two stages).
-    if (kStages == 2 && steps > 0)
-      loadStep(0, 0);
-    commitAsync();
+    // Each step's stage and dS^T are free once every warp is past the step
+    // before (its products waited for); cp.async wrote the tiles that
+    // wgmma reads through the async proxy, hence the fence.
+    using Pipeline = StepPipeline<kStages>;
+    Pipeline::start(steps, loadStep);
     for (int t = 0; t < steps; ++t) {
-      const int stage = kStages == 2 ? t % 2 : 0;
-      if (kStages == 1) {
-        // Every warp is done with the previous step's tiles.
-        if (t > 0)
-          __syncthreads();
-        loadStep(t, 0);
-        commitAsync();
-      }
-      waitAsync<0>();
-      // cp.async wrote the tiles the products read (the async proxy).
-      fenceSharedForAsyncProxy();
-      // Step t landed; every warp is past step t - 1 (its products waited
-      // for), so its stage and dS^T are free.
-      __syncthreads();
-      if (kStages == 2 && t + 1 < steps) {
-        loadStep(t + 1, (t + 1) % 2);
-        commitAsync();
-      }
+      const int stage =
+          Pipeline::begin(t, steps, loadStep, [] { fenceSharedForAsyncProxy(); });
 
       const int m0 = stepRow(t);
       const Mask<C> mask(p, b, stepHead(t), m0, kBlockM);
