@@ -522,9 +522,7 @@ const std::vector<BackwardKernelVariant> &backwardKernelVariants() {
        "attn::sm90::FlashBackwardQ", 90, true, true, sm90BackwardTiles,
        sm90BackwardOperands, sm90BackwardTilesFor, sm90BackwardShared,
        sm90BackwardDqShared, sm80BackwardDqThreads, sm90BackwardRegisters,
-       sm90BackwardDqRegisters, 240, 224, sm90BackwardCandidates,
-       // Opt-in until its GPU cases have run (bench/NOTES.md, session 6).
-       /*optIn=*/true},
+       sm90BackwardDqRegisters, 240, 224, sm90BackwardCandidates},
       {"sm80", "sm_80 and newer: cp.async loads, mma.sync products",
        "attn/sm80/flash_bwd.cuh", "attn::sm80::FlashBackwardKV",
        // The dQ kernel's extra pass (S and dP again) was faster than the

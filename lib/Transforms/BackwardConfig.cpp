@@ -38,8 +38,6 @@ LogicalResult mlir::attn::configureBackward(FlashBwdOp op,
     if (forced && forcedVariant != StringRef(variant.name.data(),
                                              variant.name.size()))
       continue;
-    if (!forced && variant.optIn)
-      continue;
     if (arch.computeCapability < variant.minCapability ||
         (variant.archSpecific && arch.name != "sm_90a")) {
       if (forced)

@@ -33,13 +33,11 @@ std::string forward(const std::string &biasShape = "") {
 
 std::shared_ptr<Kernel> compileBackward(const std::string &text,
                                         bool biasGrad = false,
-                                        const std::string &arch = "sm_80",
-                                        const std::string &variant = "") {
+                                        const std::string &arch = "sm_80") {
   std::unique_ptr<Context> ctx = test::memoryContext(arch);
   CompileOptions options;
   options.backward = true;
   options.backwardBiasGrad = biasGrad;
-  options.backwardVariant = variant;
   auto compiled = compileSource(*ctx, text, options);
   EXPECT_TRUE(compiled.isOk()) << compiled.status().toString();
   if (!compiled.isOk())
@@ -83,9 +81,8 @@ TEST(BackwardAPI, CompilesTheStepsTwoKernels) {
 }
 
 TEST(BackwardAPI, WorkspaceHoldsDAndTheDqSum) {
-  // sm_90a, asked for (it is opt-in): the wgmma variant adds dQ with
-  // atomics.
-  auto kernel = compileBackward(forward(), false, "sm_90a", "sm90");
+  // sm_90a: the wgmma variant adds dQ with atomics.
+  auto kernel = compileBackward(forward(), false, "sm_90a");
   ASSERT_TRUE(kernel);
   EXPECT_EQ(kernel->spec().variant, "sm90");
   BackwardArgs a = validArgs(*kernel);

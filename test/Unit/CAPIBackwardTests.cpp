@@ -24,8 +24,7 @@ func.func @f(%q: tensor<1x4x100x64xbf16>, %k: tensor<1x2x100x64xbf16>, %v: tenso
 
 TEST(CAPIBackward, CompilesTheStepAndSizesTheWorkspace) {
   attn_context *context = nullptr;
-  // sm_90a: the sm80 backward (the wgmma one is opt-in), whose dQ kernel
-  // needs no f32 sum in either mode.
+  // sm_90a: the wgmma backward, whose dQ is an f32 sum.
   ASSERT_EQ(attn_context_create("sm_90a", "", &context), ATTN_OK) << attn_last_error();
   attn_kernel *forward = nullptr, *backward = nullptr;
   ASSERT_EQ(attn_compile_training(context, kForward, 0, &forward, &backward), ATTN_OK)
@@ -43,8 +42,8 @@ TEST(CAPIBackward, CompilesTheStepAndSizesTheWorkspace) {
   uint64_t bytes = 0;
   ASSERT_EQ(attn_backward_workspace_size(backward, &args, &bytes), ATTN_OK)
       << attn_last_error();
-  // D per row (256-byte aligned).
-  EXPECT_EQ(bytes, (400u * 4 + 255) / 256 * 256);
+  // D per row (256-byte aligned) and the f32 dQ sum.
+  EXPECT_EQ(bytes, (400u * 4 + 255) / 256 * 256 + 400u * 64 * 4);
   args.deterministic = 1;
   ASSERT_EQ(attn_backward_workspace_size(backward, &args, &bytes), ATTN_OK);
   EXPECT_EQ(bytes, (400u * 4 + 255) / 256 * 256);

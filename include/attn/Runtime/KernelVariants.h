@@ -138,9 +138,6 @@ struct BackwardKernelVariant {
   /// Tile configurations in order of preference: the cost model takes the
   /// first that fits.
   std::vector<TileConfig> (*candidates)(const OperandShape &shape);
-  /// Chosen only when asked for by name (--backward-variant,
-  /// CompileOptions::backwardVariant): a variant not yet checked on a GPU.
-  bool optIn = false;
 
   int64_t threads(const TileConfig &tiles) const { return 32 * tiles.numWarps; }
   /// The larger of the two kernels' shared memory.

@@ -1,7 +1,7 @@
 // RUN: attn-opt %s --attn-derive-backward=bias-grad=true --attn-select-config=arch=sm_80 | attn-translate --attn-to-cuda | FileCheck %s
-// RUN: attn-opt %s --attn-derive-backward=bias-grad=true "--attn-select-config=arch=sm_90a backward-variant=sm90" | attn-translate --attn-to-cuda | FileCheck %s --check-prefix=SM90
+// RUN: attn-opt %s --attn-derive-backward=bias-grad=true --attn-select-config=arch=sm_90a | attn-translate --attn-to-cuda | FileCheck %s --check-prefix=SM90
 
-// On sm_90a, asked for (it is opt-in), the same step binds the wgmma templates: with a bias and a
+// On sm_90a the same step binds the wgmma templates: with a bias and a
 // score_mod at head dim 64, one warpgroup of 64 keys and query tiles of 64
 // (registers), the sm80 dQ kernel for the deterministic mode.
 // SM90: // attn_bwd_bf16_hd64_gqa2_causal_dbias_mod_sm90_64x64w4s2: 128 threads, 59392 bytes of shared memory (dQ kernel: 128, 55296)
