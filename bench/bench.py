@@ -3,8 +3,12 @@
 Grid: ../shared/bench/peers.py's (bf16, 16k tokens per batch, H * D = 2048,
 S from 512 to 16384, causal and not) at head dims 64 and 128, plus 256, then
 decode shapes. Each backend
-is timed with CUDA events (median of --iters after warm-up) on the same
-inputs; the table shows TFLOP/s (GB/s for decode), attn's speed relative to
+is timed with CUDA events on the same inputs; the prefill rows time the
+backends in --rounds interleaved rounds of --iters calls each (the order
+rotating), and report each one's median over all its calls: the H200 clocks
+down as it heats within seconds (685 -> 606 TFLOP/s for cuDNN from one round
+to the next, bench/NOTES.md step 27), so backends timed one after another
+would each see another clock. The table shows TFLOP/s (GB/s for decode), attn's speed relative to
 the best peer and to flash, and the error of attn against flash. Writes JSON
 and one PNG chart per head dim to --out (default $OUT or /tmp).
 
@@ -14,6 +18,7 @@ and one PNG chart per head dim to --out (default $OUT or /tmp).
 """
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -48,6 +53,42 @@ def bench(fn, iters, warm=5):
     return times[len(times) // 2]
 
 
+def bench_interleaved(backends, iters, rounds, warm=5):
+    """Median GPU time in ms of each of backends (name -> (fn, context), the
+    context a factory of the context manager each call runs in) over
+    `rounds` rounds of `iters` calls, the backends taking turns in an order
+    that rotates every round, so that a clock change falls on all of them
+    alike. A backend whose first call raises is left out with its error
+    (name -> exception in the second result)."""
+    failed, live = {}, {}
+    for name, (fn, context) in backends.items():
+        try:
+            with context():
+                for _ in range(warm):
+                    fn()
+            torch.cuda.synchronize()
+            live[name] = (fn, context)
+        except Exception as ex:  # noqa: BLE001
+            failed[name] = ex
+    names = list(live)
+    times = {name: [] for name in names}
+    for r in range(rounds):
+        order = names[r % len(names):] + names[:r % len(names)] if names else []
+        for name in order:
+            fn, context = live[name]
+            starts = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
+            ends = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
+            with context():
+                for s, e in zip(starts, ends):
+                    s.record()
+                    fn()
+                    e.record()
+            torch.cuda.synchronize()
+            times[name] += [s.elapsed_time(e) for s, e in zip(starts, ends)]
+    medians = {name: sorted(t)[len(t) // 2] for name, t in times.items()}
+    return medians, failed
+
+
 def flops(b, h, sq, skv, d, causal):
     f = 4.0 * b * h * sq * skv * d
     return f / 2 if causal else f
@@ -55,7 +96,9 @@ def flops(b, h, sq, skv, d, causal):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--iters", type=int, default=30)
+    ap.add_argument("--iters", type=int, default=20)
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="interleaved rounds of --iters calls per backend on each prefill row")
     ap.add_argument("--quick", action="store_true", help="fewer shapes (S 1024, 4096, 16384)")
     ap.add_argument("--no-flex", action="store_true")
     ap.add_argument("--peers", default="flash,cudnn,efficient,math",
@@ -87,7 +130,7 @@ def main():
         import bench_backward
         if args.peers == ap.get_default("peers"):
             args.peers = "flash,cudnn"
-        return bench_backward.run(args, bench, flops)
+        return bench_backward.run(args, bench_interleaved, flops)
     dev = torch.device("cuda")
     props = torch.cuda.get_device_properties(0)
     print(f"device {props.name}, {props.multi_processor_count} SMs, torch {torch.__version__}, "
@@ -124,44 +167,42 @@ def main():
         v = torch.randn(b, h, skv, d, device=dev, dtype=torch.bfloat16)
         f = flops(b, h, sq, skv, d, causal)
         row = dict(kind="prefill", b=b, h=h, sq=sq, skv=skv, d=d, causal=causal, tflops={}, ms={})
-        ref = None
+        backends = {}
         for name, be in peers:
-            if name == "math" and sq > 4096:
-                continue
-            try:
-                with sdpa_kernel([be]):
-                    fn = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)  # noqa: E731
-                    o = fn()
-                    ms = bench(fn, 10 if name == "math" else args.iters)
-                if name == "flash":
-                    ref = o.float()
-                row["ms"][name] = ms
-                row["tflops"][name] = f / ms / 1e9
-            except Exception as ex:  # noqa: BLE001
-                print(f"  {name} failed: {type(ex).__name__}: {str(ex)[:100]}")
+            if name == "math":
+                continue  # timed alone below: seconds per call
+            backends[name] = (lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal),
+                              lambda be=be: sdpa_kernel([be]))
         if flex is not None and sq in (1024, 4096, 16384):
             try:
                 bm = None
                 if causal:
                     bm = create_block_mask(lambda bb, hh, qi, ki: qi >= ki, None, None, sq, skv, device="cuda")
-                fn = lambda: flex(q, k, v, block_mask=bm)  # noqa: E731
-                fn()
-                ms = bench(fn, args.iters)
-                row["ms"]["flex"] = ms
-                row["tflops"]["flex"] = f / ms / 1e9
+                backends["flex"] = (lambda bm=bm: flex(q, k, v, block_mask=bm), contextlib.nullcontext)
             except Exception as ex:  # noqa: BLE001
                 print(f"  flex failed: {type(ex).__name__}: {str(ex)[:100]}")
         try:
-            fn = lambda: attn.sdpa(q, k, v, is_causal=causal)  # noqa: E731
             o, handle = attn.sdpa(q, k, v, is_causal=causal, return_kernel=True)
             row["kernel"] = attn.kernel_info(handle)
-            ms = bench(fn, args.iters)
-            row["ms"]["attn"] = ms
-            row["tflops"]["attn"] = f / ms / 1e9
-            if ref is not None:
-                row["err_vs_flash"] = ((o.float() - ref).norm() / ref.norm()).item()
+            backends["attn"] = (lambda: attn.sdpa(q, k, v, is_causal=causal), contextlib.nullcontext)
         except Exception as ex:  # noqa: BLE001
             print(f"  attn failed: {type(ex).__name__}: {str(ex)[:300]}")
+        ms, failed = bench_interleaved(backends, args.iters, args.rounds)
+        if "math" in wanted and sq <= 4096:
+            try:
+                with sdpa_kernel([SDPBackend.MATH]):
+                    ms["math"] = bench(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal), 10)
+            except Exception as ex:  # noqa: BLE001
+                failed["math"] = ex
+        for name, ex in failed.items():
+            print(f"  {name} failed: {type(ex).__name__}: {str(ex)[:300]}")
+        for name, t in ms.items():
+            row["ms"][name] = t
+            row["tflops"][name] = f / t / 1e9
+        if "flash" in ms and "attn" in ms:
+            with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
+                ref = F.scaled_dot_product_attention(q, k, v, is_causal=causal).float()
+            row["err_vs_flash"] = ((o.float() - ref).norm() / ref.norm()).item()
         peer_best = max((v for n, v in row["tflops"].items() if n != "attn"), default=None)
         a = row["tflops"].get("attn")
         row["ratio_best"] = a / peer_best if a and peer_best else None

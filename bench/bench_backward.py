@@ -5,15 +5,17 @@ Grid: bench.py's (bf16, 16k tokens per batch, H * D = 2048, S from 512 to
 16384, causal and not) at --head-dims. For each backend the forward runs
 once with autograd recording (torch's under sdpa_kernel, which also fixes
 the backend of its backward), then the backward alone is timed as
-torch.autograd.grad(out, (q, k, v), dout) with CUDA events (median of
---iters after warm-up, as bench.py times forwards): the kernels each
+torch.autograd.grad(out, (q, k, v), dout) with CUDA events, the backends
+taking turns in --rounds interleaved rounds of --iters calls (as bench.py
+times forwards: the GPU's clock falls as it heats): the kernels each
 backend's autograd runs, dO layout fixes and the dQ conversion included.
-attn runs its default (atomic dQ) and its deterministic mode. TFLOP/s count
+attn runs its default and its deterministic mode (dQ without atomics). TFLOP/s count
 the backward as 2.5 x the forward's FLOPs (the convention of FlashAttention
 and of issue #15's baselines). Prints a table and writes
 bench_backward.json to --out.
 """
 
+import contextlib
 import json
 import math
 import os
@@ -36,9 +38,9 @@ def rel(a, b):
     return ((a.float() - b.float()).norm() / b.float().norm()).item()
 
 
-def run(args, bench, forward_flops):
-    """bench(fn, iters) -> median ms and forward_flops(b, h, sq, skv, d,
-    causal) are bench.py's."""
+def run(args, bench_interleaved, forward_flops):
+    """bench_interleaved(backends, iters, rounds) and forward_flops(b, h,
+    sq, skv, d, causal) are bench.py's."""
     dev = torch.device("cuda")
     props = torch.cuda.get_device_properties(0)
     print(f"backward: device {props.name}, {props.multi_processor_count} SMs, torch {torch.__version__}, "
@@ -64,13 +66,14 @@ def run(args, bench, forward_flops):
         row = dict(kind="backward", b=b, h=h, sq=sq, skv=skv, d=d, causal=causal, tflops={}, ms={}, err={})
         grads = {}
 
-        def time_backward(name, forward):
+        backends = {}
+
+        def add(name, forward):
             try:
                 out = forward()
                 grads[name] = torch.autograd.grad(out, (q, k, v), dout, retain_graph=True)
-                ms = bench(lambda: torch.autograd.grad(out, (q, k, v), dout, retain_graph=True), args.iters)
-                row["ms"][name] = ms
-                row["tflops"][name] = flops / ms / 1e9
+                backends[name] = (lambda: torch.autograd.grad(out, (q, k, v), dout, retain_graph=True),
+                                  contextlib.nullcontext)
             except Exception as ex:  # noqa: BLE001
                 print(f"  {name} failed: {type(ex).__name__}: {str(ex)[:200]}")
 
@@ -82,9 +85,16 @@ def run(args, bench, forward_flops):
                 with sdpa_kernel([backend]):
                     return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
 
-            time_backward(name, forward)
-        time_backward("attn", lambda: attn.sdpa(q, k, v, is_causal=causal, deterministic=False))
-        time_backward("attn-det", lambda: attn.sdpa(q, k, v, is_causal=causal, deterministic=True))
+            add(name, forward)
+        add("attn", lambda: attn.sdpa(q, k, v, is_causal=causal, deterministic=False))
+        add("attn-det", lambda: attn.sdpa(q, k, v, is_causal=causal, deterministic=True))
+        ms, failed = bench_interleaved(backends, args.iters, args.rounds)
+        for name, ex in failed.items():
+            print(f"  {name} failed: {type(ex).__name__}: {str(ex)[:200]}")
+        for name, t in ms.items():
+            row["ms"][name] = t
+            row["tflops"][name] = flops / t / 1e9
+        backends = None
         reference = grads.get("flash") or grads.get("cudnn")
         if reference is not None and "attn" in grads:
             row["err"] = {f"d{n}": rel(g, r) for n, g, r in zip("qkv", grads["attn"], reference)}

@@ -123,7 +123,7 @@ for step in "${steps[@]}"; do
       tee -a "$out/backward.log"
     ;;
   bench)
-    timeout ${BENCH_TIMEOUT:-300} python3 "$root/bench/bench.py" --out "$out" ${BENCH_ARGS:-} 2>&1 | tee "$out/bench.log"
+    timeout ${BENCH_TIMEOUT:-500} python3 "$root/bench/bench.py" --out "$out" ${BENCH_ARGS:-} 2>&1 | tee "$out/bench.log"
     ;;
   decode)
     # The decode table of KV caches: q = 1..16, dense and paged, GB/s and %
