@@ -134,10 +134,24 @@ double modelThroughput(const KernelVariant &v, const TileConfig &c,
     // on the grid (step 19) they lose 4% at S = 4096 without a mask and 6%
     // at 8192 causal. Below 128 keys the per-tile bookkeeping decides (head
     // dim 256 keeps 80 over 64).
-    if ((s.keys == 0 || s.keys <= alignedKeysUpTo(s.causalOrWindow)) &&
-        c.blockN > 128 &&
-        c.blockN % 128 != 0)
+    const bool alignedKeys =
+        s.keys == 0 || s.keys <= alignedKeysUpTo(s.causalOrWindow);
+    if (alignedKeys && c.blockN > 128 && c.blockN % 128 != 0)
       intensity *= 0.9;
+    // Head dims up to 64 give a tile half the product work per exponential
+    // that 128 does: two consumers' softmaxes do not hide behind each
+    // other's products, three do better (as in the sm90 branch, about
+    // 512 / (dqk + dv) warpgroups are needed). On the H200 (bench/NOTES.md
+    // step 30) three consumers at 192x128 beat 128-row tiles by 13% at hd64
+    // S = 4096 and by 4% causal, but lost 12% at S = 1024 causal, where
+    // 192-row blocks meet the diagonal in more masked tiles: they serve long
+    // keys only.
+    if (ops.headDimQK + ops.headDimV <= 128) {
+      double needed = 512.0 / double(ops.headDimQK + ops.headDimV);
+      hiding = std::pow(std::min(1.0, double(c.numWarps / 4 - 1) / needed), 0.3);
+    }
+    if (alignedKeys && c.blockM > 128)
+      intensity *= 0.85;
   } else if (v.name == "sm90") {
     // The products of a warpgroup run while it computes its softmax (the
     // main loop is pipelined by one tile), but one warpgroup alone cannot
