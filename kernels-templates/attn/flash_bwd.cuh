@@ -42,30 +42,18 @@ __device__ __forceinline__ void loadMatrixX2Trans(u32 (&r)[2], u32 address) {
                : "r"(address));
 }
 
-/// A backward block's tile (of keys or of queries), head and batch, from a
-/// grid of (tiles, heads, batch), in longest-first order: blocks start in
-/// the order of their linear index, and positional masks give the first
-/// key tiles (kLastFirst false) or the last query tiles (true) the most
-/// work, so within each section of (head, batch) pairs the longest tiles
-/// of every pair go first and the short ones fill the end. Sections of at
-/// least 256 blocks keep the pairs in flight few (their dQ sums and Q/dO
-/// stay in L2) while the last wave's tiles are the short ones.
-struct BackwardBlock {
-  int tile, h, b;
-  template <bool kLastFirst>
-  static __device__ __forceinline__ BackwardBlock longestFirst() {
-    const int tiles = gridDim.x, pairs = gridDim.y * gridDim.z;
-    const int linear = blockIdx.x + tiles * (blockIdx.y + gridDim.y * blockIdx.z);
-    const int perSection = min(pairs, (256 + tiles - 1) / tiles);
-    const int section = linear / (perSection * tiles);
-    const int within = linear - section * perSection * tiles;
-    const int inSection = min(perSection, pairs - section * perSection);
-    const int pair = section * perSection + within % inSection;
-    const int tile = within / inSection;
-    return {kLastFirst ? tiles - 1 - tile : tile, pair % static_cast<int>(gridDim.y),
-            pair / static_cast<int>(gridDim.y)};
-  }
-};
+/// A backward block's tile (of keys, or with kQueryTiles of queries), head
+/// and batch in the longest-first order of backwardSchedule
+/// (tile_scheduler.h): blocks start in the order of their linear index.
+template <bool kQueryTiles>
+__device__ __forceinline__ WorkTile backwardBlock() {
+  const TileSchedule s = backwardSchedule(gridDim.x, gridDim.y, gridDim.z);
+  WorkTile t = s.template tile<TileOrder::LongestFirst>(
+      blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z));
+  if (!kQueryTiles)
+    t.mBlock = gridDim.x - 1 - t.mBlock;
+  return t;
+}
 
 /// Adds two consecutive f32 values (8-byte aligned) to a sum in global
 /// memory: one vector reduction on sm_90 (half the L2 atomic transactions

@@ -180,4 +180,27 @@ inline TileSchedule makeTileSchedule(int batch, int heads, int rows,
   return s;
 }
 
+/// Blocks per section of the backward's schedule: enough that the last
+/// wave holds short tiles, few enough (batch, head) pairs in flight that
+/// their Q, dO and dQ sums stay in L2.
+constexpr int kBackwardSectionBlocks = 256;
+
+/// The backward's blocks over a grid of (tiles, heads, batch), one tile
+/// each, longest first: the decode of LongestFirst starts every section's
+/// last tile first, which positional masks make the longest query tile of
+/// the Q-stationary dQ kernel; the K/V-stationary kernel mirrors the tile
+/// index, as there the first key tiles see the most queries.
+ATTN_HOST_DEVICE TileSchedule backwardSchedule(int tiles, int heads,
+                                               int batch) {
+  TileSchedule s;
+  s.batch = batch;
+  s.heads = heads;
+  s.mBlocks = tiles;
+  s.order = TileOrder::LongestFirst;
+  const int pairs = batch * heads;
+  const int wanted = (kBackwardSectionBlocks + tiles - 1) / tiles;
+  s.sectionPairs = wanted < pairs ? wanted : pairs;
+  return s;
+}
+
 } // namespace attn

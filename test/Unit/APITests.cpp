@@ -4,6 +4,7 @@
 
 #include "MemoryContext.h"
 
+#include <algorithm>
 #include <set>
 #include <tuple>
 #include <gtest/gtest.h>
@@ -526,6 +527,38 @@ TEST(TileSchedule, DecodesEveryTileOnceInItsOrder) {
         }
       }
     }
+}
+
+// The backward's grid of (tiles, heads, batch) blocks: every block once,
+// sections of at least kBackwardSectionBlocks blocks (or every pair), and
+// in each section the last tile of every pair (the longest query tile; the
+// K/V-stationary kernel mirrors it to the first key tile) before any other.
+TEST(TileSchedule, BackwardBlocksLongestFirstInSections) {
+  for (auto [tiles, heads, batch] :
+       {std::tuple{32, 16, 4}, {8, 3, 5}, {300, 2, 1}, {1, 1, 1}, {7, 40, 3}}) {
+    TileSchedule s = backwardSchedule(tiles, heads, batch);
+    const int pairs = heads * batch;
+    EXPECT_EQ(s.sectionPairs,
+              std::min(pairs, (kBackwardSectionBlocks + tiles - 1) / tiles));
+    EXPECT_GE(static_cast<long long>(s.sectionPairs) * tiles,
+              std::min<long long>(kBackwardSectionBlocks,
+                                  static_cast<long long>(pairs) * tiles));
+    ASSERT_EQ(s.numTiles(), static_cast<long long>(tiles) * pairs);
+    std::set<std::tuple<int, int, int>> seen;
+    for (int i = 0; i < s.numTiles(); ++i) {
+      WorkTile t = s.tile(i);
+      ASSERT_TRUE(t.mBlock >= 0 && t.mBlock < tiles && t.h >= 0 &&
+                  t.h < heads && t.b >= 0 && t.b < batch);
+      seen.insert({t.mBlock, t.h, t.b});
+      // Within a section, tiles never grow: the section's pairs take the
+      // last tile, then the one before, ...
+      const int inSection = i % (s.sectionPairs * tiles);
+      if (i >= s.sectionPairs * tiles * (pairs / s.sectionPairs))
+        continue; // the last, partial section
+      EXPECT_EQ(t.mBlock, tiles - 1 - inSection / s.sectionPairs) << i;
+    }
+    EXPECT_EQ(seen.size(), size_t(s.numTiles()));
+  }
 }
 
 TEST(Kernel, SplitsOnlyWhatDoesNotFillTheGpu) {

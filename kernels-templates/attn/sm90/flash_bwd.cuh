@@ -73,8 +73,8 @@ template <class C> struct FlashBackwardKV {
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int wg = warp / 4;
     const int dqm = wg % kDqWarpgroupsM, dqd = wg / kDqWarpgroupsM;
-    const BackwardBlock block = BackwardBlock::longestFirst</*kLastFirst=*/false>();
-    const int n0 = block.tile * kBlockN, hk = block.h, b = block.b;
+    const WorkTile block = backwardBlock</*kQueryTiles=*/false>();
+    const int n0 = block.mBlock * kBlockN, hk = block.h, b = block.b;
     const int group = p.heads_q / p.heads_kv;
 
     const u32 sK = (sharedAddress(smemRaw) + 1023) & ~1023u;
