@@ -55,6 +55,69 @@ __device__ __forceinline__ WorkTile backwardBlock() {
   return t;
 }
 
+/// The steps of a K/V-stationary block: its keys [n0, n0 + kBlockN) of K/V
+/// head hk meet query tiles [tileBegin, tileBegin + numTiles) of every query
+/// head of the group (the masks do not depend on the head, so one query
+/// range serves them); step t is query head hk * group + t / numTiles
+/// (head(t, hk * group)), rows from row(t). keysValid: the block's keys
+/// that exist.
+template <class C, int kBlockM, int kBlockN> struct KeyBlockSteps {
+  int tileBegin, numTiles, steps, keysValid;
+  __device__ __forceinline__ KeyBlockSteps(const FlashBwdParams &p, int b,
+                                           int hk, int group, int n0) {
+    const Mask<C> first(p, b, hk * group, 0, kBlockM);
+    int mBegin, mEnd;
+    first.queryRange(p, n0, kBlockN, mBegin, mEnd);
+    tileBegin = mBegin / kBlockM;
+    numTiles = mEnd > mBegin ? (mEnd + kBlockM - 1) / kBlockM - tileBegin : 0;
+    steps = numTiles * group;
+    keysValid = first.kvEnd - n0;
+  }
+  __device__ __forceinline__ int head(int t, int firstHead) const {
+    return firstHead + t / numTiles;
+  }
+  __device__ __forceinline__ int row(int t) const {
+    return (tileBegin + t % numTiles) * kBlockM;
+  }
+};
+
+/// Stores dK (scaled) and dV of the 16 keys whose m16 accumulator rows a
+/// warp holds (keys key0 + lane / 4 and + 8): kDkTiles and kDvTiles n8
+/// tiles from columns dkCol0 and dvCol0; columns past the head dims (its
+/// padding) and keys past seq_kv are not stored. Keys no query saw
+/// (masked, padded) store their zero gradients.
+template <class Ops, int kDimQK, int kDimV, int kDkTiles, int kDvTiles>
+__device__ __forceinline__ void
+storeKeyGradients(const FlashBwdParams &p, int b, int hk, int key0,
+                  int dkCol0, int dvCol0, const float (&dk)[kDkTiles][4],
+                  const float (&dv)[kDvTiles][4]) {
+  const int lane = threadIdx.x % 32;
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    const int key = key0 + lane / 4 + half * 8;
+    if (key >= p.seq_kv)
+      continue;
+    u16 *dkRow = static_cast<u16 *>(p.dk) + b * p.dk_strides[0] +
+                 hk * p.dk_strides[1] + key * p.dk_strides[2];
+    u16 *dvRow = static_cast<u16 *>(p.dv) + b * p.dv_strides[0] +
+                 hk * p.dv_strides[1] + key * p.dv_strides[2];
+#pragma unroll
+    for (int t = 0; t < kDkTiles; ++t) {
+      const int col = dkCol0 + t * 8 + (lane % 4) * 2;
+      if (col < kDimQK)
+        *reinterpret_cast<u32 *>(dkRow + col) =
+            Ops::pack(dk[t][2 * half] * p.scale, dk[t][2 * half + 1] * p.scale);
+    }
+#pragma unroll
+    for (int t = 0; t < kDvTiles; ++t) {
+      const int col = dvCol0 + t * 8 + (lane % 4) * 2;
+      if (col < kDimV)
+        *reinterpret_cast<u32 *>(dvRow + col) =
+            Ops::pack(dv[t][2 * half], dv[t][2 * half + 1]);
+    }
+  }
+}
+
 /// Adds two consecutive f32 values (8-byte aligned) to a sum in global
 /// memory: one vector reduction on sm_90 (half the L2 atomic transactions
 /// of two scalar ones), two before it.
@@ -178,6 +241,34 @@ template <class C> struct BackwardScores {
                                                     int rows, int n0,
                                                     int cols) {
     return mask.m0 + rows <= p.seq_q && mask.tileIsFull(p, n0, cols);
+  }
+  /// P and dS of a warp's m16 accumulator tiles in place of S and dP: keys
+  /// are rows (key0 + lane / 4 and + 8), queries columns (col0 + 8 j +
+  /// 2 (lane % 4) and + 1, indexing the stage's lse and delta); masked
+  /// element-wise only where the rows x cols tile at n0 needs it.
+  template <int kTiles>
+  static __device__ __forceinline__ void
+  applyKeyRows(const FlashBwdParams &p, const Mask<C> &mask, int rows, int n0,
+               int cols, int key0, int col0, const float *lse,
+               const float *delta, float (&s)[kTiles][4],
+               float (&dp)[kTiles][4]) {
+    const int lane = threadIdx.x % 32;
+    const bool indexed =
+        Mask<C>::kAlwaysElementwise || !tileIsFull(p, mask, rows, n0, cols);
+#pragma unroll
+    for (int j = 0; j < kTiles; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int key = key0 + lane / 4 + (e / 2) * 8;
+        const int col = col0 + j * 8 + (lane % 4) * 2 + e % 2;
+        const float lseLog2 = lse[col] * kLog2e;
+        if (indexed)
+          apply<true, true>(p, mask, mask.m0 + col, key, lseLog2, delta[col],
+                            s[j][e], dp[j][e]);
+        else
+          apply<false, true>(p, mask, mask.m0 + col, key, lseLog2, delta[col],
+                             s[j][e], dp[j][e]);
+      }
   }
 };
 

@@ -157,16 +157,8 @@ template <class C> struct FlashBackwardKV {
           sDO + st * kElemsDO);
     }
 
-    // The masks do not depend on the head: one query range for the group.
-    const Mask<C> first(p, b, hk * group, 0, kBlockM);
-    int mBegin, mEnd;
-    first.queryRange(p, n0, kBlockN, mBegin, mEnd);
-    const int tileBegin = mBegin / kBlockM;
-    const int numTiles =
-        mEnd > mBegin ? (mEnd + kBlockM - 1) / kBlockM - tileBegin : 0;
-    const int steps = numTiles * group;
-
-    const int keysValid = first.kvEnd - n0;
+    const KeyBlockSteps<C, kBlockM, kBlockN> keySteps(p, b, hk, group, n0);
+    const int steps = keySteps.steps, keysValid = keySteps.keysValid;
     loadTile<PaddedLayout<kStrideQK>, kBlockN, C::kHeadDimQK, kThreads>(
         sharedAddress(sK),
         static_cast<const u16 *>(p.k) + b * p.k_strides[0] + hk * p.k_strides[1] +
@@ -178,11 +170,8 @@ template <class C> struct FlashBackwardKV {
             static_cast<i64>(n0) * p.v_strides[2],
         p.v_strides[2], keysValid, C::kHeadDimV);
 
-    // Step t: query head hk * group + t / numTiles, query tile t % numTiles.
-    auto stepHead = [&](int t) { return hk * group + t / numTiles; };
-    auto stepRow = [&](int t) { return (tileBegin + t % numTiles) * kBlockM; };
     auto loadStep = [&](int t, int stage) {
-      const int h = stepHead(t), m0 = stepRow(t);
+      const int h = keySteps.head(t, hk * group), m0 = keySteps.row(t);
       loadTile<PaddedLayout<kStrideQK>, kBlockM, C::kHeadDimQK, kThreads>(
           sharedAddress(sQ + stage * kElemsQ),
           static_cast<const u16 *>(p.q) + b * p.q_strides[0] + h * p.q_strides[1] +
@@ -233,8 +222,8 @@ template <class C> struct FlashBackwardKV {
     for (int t = 0; t < steps; ++t) {
       const int stage = Pipeline::begin(t, steps, loadStep, [] {});
 
-      const int m0 = stepRow(t);
-      const Mask<C> mask(p, b, stepHead(t), m0, kBlockM);
+      const int m0 = keySteps.row(t);
+      const Mask<C> mask(p, b, keySteps.head(t, hk * group), m0, kBlockM);
       float s[kSTiles][4], dp[kSTiles][4];
 #pragma unroll
       for (int j = 0; j < kSTiles; ++j)
@@ -270,23 +259,9 @@ template <class C> struct FlashBackwardKV {
       }
 
       // P and dS, element by element; keys are rows, queries columns.
-      const bool indexed = Mask<C>::kAlwaysElementwise ||
-                           !Scores::tileIsFull(p, mask, kBlockM, n0, kBlockN);
-      const float *lse = sLse + stage * kBlockM, *delta = sDelta + stage * kBlockM;
-#pragma unroll
-      for (int j = 0; j < kSTiles; ++j)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int key = n0 + 16 * wn + lane / 4 + (e / 2) * 8;
-          const int col = wd * kQCols + j * 8 + (lane % 4) * 2 + e % 2;
-          const float lseLog2 = lse[col] * kLog2e;
-          if (indexed)
-            Scores::template apply<true, true>(p, mask, m0 + col, key, lseLog2,
-                                               delta[col], s[j][e], dp[j][e]);
-          else
-            Scores::template apply<false, true>(p, mask, m0 + col, key, lseLog2,
-                                                delta[col], s[j][e], dp[j][e]);
-        }
+      Scores::applyKeyRows(p, mask, kBlockM, n0, kBlockN, n0 + 16 * wn, wd * kQCols,
+                           sLse + stage * kBlockM, sDelta + stage * kBlockM, s,
+                           dp);
       // dS^T (and P^T) to shared memory, [keys][queries].
       if (kPInShared || p.dq_accum) {
 #pragma unroll
@@ -363,32 +338,8 @@ template <class C> struct FlashBackwardKV {
     }
     waitAsync<0>();
 
-    // dK (scaled) and dV of the block's keys; keys without a query (masked,
-    // padded) have zero gradients.
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int key = n0 + 16 * wn + lane / 4 + half * 8;
-      if (key >= p.seq_kv)
-        continue;
-      u16 *dkRow = static_cast<u16 *>(p.dk) + b * p.dk_strides[0] +
-                   hk * p.dk_strides[1] + key * p.dk_strides[2];
-      u16 *dvRow = static_cast<u16 *>(p.dv) + b * p.dv_strides[0] +
-                   hk * p.dv_strides[1] + key * p.dv_strides[2];
-#pragma unroll
-      for (int t = 0; t < kDkTiles; ++t) {
-        const int col = wd * kDkCols + t * 8 + (lane % 4) * 2;
-        if (col < C::kHeadDimQK)
-          *reinterpret_cast<u32 *>(dkRow + col) =
-              Ops::pack(dk[t][2 * half] * p.scale, dk[t][2 * half + 1] * p.scale);
-      }
-#pragma unroll
-      for (int t = 0; t < kDvTiles; ++t) {
-        const int col = wd * kDvCols + t * 8 + (lane % 4) * 2;
-        if (col < C::kHeadDimV)
-          *reinterpret_cast<u32 *>(dvRow + col) =
-              Ops::pack(dv[t][2 * half], dv[t][2 * half + 1]);
-      }
-    }
+    storeKeyGradients<Ops, C::kHeadDimQK, C::kHeadDimV>(
+        p, b, hk, n0 + 16 * wn, wd * kDkCols, wd * kDvCols, dk, dv);
   }
 };
 

@@ -84,16 +84,8 @@ template <class C> struct FlashBackwardKV {
                                                        sharedAddress(smemRaw)));
     float *sDelta = sLse + kStages * kBlockM;
 
-    // The masks do not depend on the head: one query range for the group.
-    const Mask<C> first(p, b, hk * group, 0, kBlockM);
-    int mBegin, mEnd;
-    first.queryRange(p, n0, kBlockN, mBegin, mEnd);
-    const int tileBegin = mBegin / kBlockM;
-    const int numTiles =
-        mEnd > mBegin ? (mEnd + kBlockM - 1) / kBlockM - tileBegin : 0;
-    const int steps = numTiles * group;
-
-    const int keysValid = first.kvEnd - n0;
+    const KeyBlockSteps<C, kBlockM, kBlockN> keySteps(p, b, hk, group, n0);
+    const int steps = keySteps.steps, keysValid = keySteps.keysValid;
     loadTile<Swizzle128Layout<kBlockN>, kBlockN, kDimQK, kThreads>(
         sK,
         static_cast<const u16 *>(p.k) + b * p.k_strides[0] + hk * p.k_strides[1] +
@@ -105,11 +97,8 @@ template <class C> struct FlashBackwardKV {
             static_cast<i64>(n0) * p.v_strides[2],
         p.v_strides[2], keysValid, kDimV);
 
-    // Step t: query head hk * group + t / numTiles, query tile t % numTiles.
-    auto stepHead = [&](int t) { return hk * group + t / numTiles; };
-    auto stepRow = [&](int t) { return (tileBegin + t % numTiles) * kBlockM; };
     auto loadStep = [&](int t, int stage) {
-      const int h = stepHead(t), m0 = stepRow(t);
+      const int h = keySteps.head(t, hk * group), m0 = keySteps.row(t);
       loadTile<Swizzle128Layout<kBlockM>, kBlockM, kDimQK, kThreads>(
           sQ + stage * kBytesQ,
           static_cast<const u16 *>(p.q) + b * p.q_strides[0] + h * p.q_strides[1] +
@@ -154,8 +143,8 @@ template <class C> struct FlashBackwardKV {
       const int stage =
           Pipeline::begin(t, steps, loadStep, [] { fenceSharedForAsyncProxy(); });
 
-      const int m0 = stepRow(t);
-      const Mask<C> mask(p, b, stepHead(t), m0, kBlockM);
+      const int m0 = keySteps.row(t);
+      const Mask<C> mask(p, b, keySteps.head(t, hk * group), m0, kBlockM);
       const u32 q = sQ + stage * kBytesQ, dout = sDO + stage * kBytesDO;
       float s[kSTiles][4], dp[kSTiles][4];
       {
@@ -187,23 +176,9 @@ template <class C> struct FlashBackwardKV {
       }
 
       // P and dS, element by element; keys are rows, queries columns.
-      const bool indexed = Mask<C>::kAlwaysElementwise ||
-                           !Scores::tileIsFull(p, mask, kBlockM, n0, kBlockN);
-      const float *lse = sLse + stage * kBlockM, *delta = sDelta + stage * kBlockM;
-#pragma unroll
-      for (int j = 0; j < kSTiles; ++j)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int key = n0 + 16 * warp + lane / 4 + (e / 2) * 8;
-          const int col = j * 8 + (lane % 4) * 2 + e % 2;
-          const float lseLog2 = lse[col] * kLog2e;
-          if (indexed)
-            Scores::template apply<true, true>(p, mask, m0 + col, key, lseLog2,
-                                               delta[col], s[j][e], dp[j][e]);
-          else
-            Scores::template apply<false, true>(p, mask, m0 + col, key, lseLog2,
-                                                delta[col], s[j][e], dp[j][e]);
-        }
+      Scores::applyKeyRows(p, mask, kBlockM, n0, kBlockN, n0 + 16 * warp, 0,
+                           sLse + stage * kBlockM, sDelta + stage * kBlockM, s,
+                           dp);
 
       // P^T and dS^T as A fragments (k16 = 16 queries each).
       u32 pA[kBlockM / 16][4], dsA[kBlockM / 16][4];
@@ -255,9 +230,9 @@ template <class C> struct FlashBackwardKV {
         for (int kk = 0; kk < kBlockN / 16; ++kk) {
           const u32 step = (kk * 16 * 128) >> 4;
           if (kk == 0)
-            DqProduct::template ssTransposed<0>(dq, dsCols + step, kCols + step);
+            DqProduct::template ss<0, /*kTransposed=*/1>(dq, dsCols + step, kCols + step);
           else
-            DqProduct::template ssTransposed<1>(dq, dsCols + step, kCols + step);
+            DqProduct::template ss<1, /*kTransposed=*/1>(dq, dsCols + step, kCols + step);
         }
         wgmmaCommit();
         wgmmaWait<0>();
@@ -281,26 +256,8 @@ template <class C> struct FlashBackwardKV {
     }
     waitAsync<0>();
 
-    // dK (scaled) and dV of the block's keys; keys without a query (masked,
-    // padded) have zero gradients.
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int key = n0 + 16 * warp + lane / 4 + half * 8;
-      if (key >= p.seq_kv)
-        continue;
-      u16 *dkRow = static_cast<u16 *>(p.dk) + b * p.dk_strides[0] +
-                   hk * p.dk_strides[1] + key * p.dk_strides[2];
-      u16 *dvRow = static_cast<u16 *>(p.dv) + b * p.dv_strides[0] +
-                   hk * p.dv_strides[1] + key * p.dv_strides[2];
-#pragma unroll
-      for (int t = 0; t < kDimQK / 8; ++t)
-        *reinterpret_cast<u32 *>(dkRow + t * 8 + (lane % 4) * 2) =
-            Ops::pack(dk[t][2 * half] * p.scale, dk[t][2 * half + 1] * p.scale);
-#pragma unroll
-      for (int t = 0; t < kDimV / 8; ++t)
-        *reinterpret_cast<u32 *>(dvRow + t * 8 + (lane % 4) * 2) =
-            Ops::pack(dv[t][2 * half], dv[t][2 * half + 1]);
-    }
+    storeKeyGradients<Ops, kDimQK, kDimV>(p, b, hk, n0 + 16 * warp, 0, 0, dk,
+                                          dv);
   }
 };
 
