@@ -239,15 +239,12 @@ Status Kernel::checkPointers(const BackwardArgs &a, int ordinal) const {
 Status Kernel::launch(const BackwardArgs &a, Stream stream, Device device) {
   if (Status s = validate(a); !s)
     return s;
-  Result<Driver *> driverOr = Driver::get();
-  if (!driverOr)
-    return driverOr.status();
-  Driver *driver = *driverOr;
   // The context stays current for the launches and is popped after them.
-  Result<ContextScope> scope = driver->enter(device);
-  if (!scope)
-    return scope.status();
-  Result<Loaded *> loadedOr = loadedIn(scope->context(), stream, true);
+  Result<Driver::Entered> entered = Driver::enterForLaunch(device);
+  if (!entered)
+    return entered.status();
+  Driver *driver = entered->driver;
+  Result<Loaded *> loadedOr = loadedIn(entered->scope.context(), stream, true);
   if (!loadedOr)
     return loadedOr.status();
   const Loaded &loaded = **loadedOr;

@@ -404,14 +404,11 @@ Result<Kernel::Loaded *> Kernel::loadedIn(void *context, Stream stream,
 }
 
 Status Kernel::load(Device device) {
-  Result<Driver *> driver = Driver::get();
-  if (!driver)
-    return driver.status();
-  Result<ContextScope> scope = (*driver)->enter(device);
-  if (!scope)
-    return scope.status();
+  Result<Driver::Entered> entered = Driver::enterForLaunch(device);
+  if (!entered)
+    return entered.status();
   Result<Loaded *> loaded =
-      loadedIn(scope->context(), nullptr, /*checkCapture=*/false);
+      loadedIn(entered->scope.context(), nullptr, /*checkCapture=*/false);
   if (!loaded)
     return loaded.status();
   if (longKeys_)
@@ -538,13 +535,10 @@ Result<int> Kernel::splitsFor(const FlashArgs &a, Device device) {
     return invariantSplits(spec_, a);
   if (a.splits > 0)
     return std::min(a.splits, kMaxSplits);
-  Result<Driver *> driver = Driver::get();
-  if (!driver)
-    return driver.status();
-  Result<ContextScope> scope = (*driver)->enter(device);
-  if (!scope)
-    return scope.status();
-  Result<Loaded *> loaded = loadedIn(scope->context(), nullptr, false);
+  Result<Driver::Entered> entered = Driver::enterForLaunch(device);
+  if (!entered)
+    return entered.status();
+  Result<Loaded *> loaded = loadedIn(entered->scope.context(), nullptr, false);
   if (!loaded)
     return loaded.status();
   return splitsIn(**loaded, a);
@@ -563,13 +557,10 @@ Result<size_t> Kernel::workspaceBytes(const FlashArgs &a, Stream stream,
     return runner.status();
   if (*runner != this)
     return (*runner)->workspaceBytes(a, stream, device);
-  Result<Driver *> driver = Driver::get();
-  if (!driver)
-    return driver.status();
-  Result<ContextScope> scope = (*driver)->enter(device);
-  if (!scope)
-    return scope.status();
-  Result<Loaded *> loaded = loadedIn(scope->context(), stream, true);
+  Result<Driver::Entered> entered = Driver::enterForLaunch(device);
+  if (!entered)
+    return entered.status();
+  Result<Loaded *> loaded = loadedIn(entered->scope.context(), stream, true);
   if (!loaded)
     return loaded.status();
   Result<int> splits = splitsIn(**loaded, a);
@@ -579,30 +570,24 @@ Result<size_t> Kernel::workspaceBytes(const FlashArgs &a, Stream stream,
 }
 
 Result<int> Kernel::occupancy(Device device) {
-  Result<Driver *> driver = Driver::get();
-  if (!driver)
-    return driver.status();
-  Result<ContextScope> scope = (*driver)->enter(device);
-  if (!scope)
-    return scope.status();
-  Result<Loaded *> loaded = loadedIn(scope->context(), nullptr, false);
+  Result<Driver::Entered> entered = Driver::enterForLaunch(device);
+  if (!entered)
+    return entered.status();
+  Result<Loaded *> loaded = loadedIn(entered->scope.context(), nullptr, false);
   if (!loaded)
     return loaded.status();
-  return (*driver)->occupancy((*loaded)->function, spec_.threads,
+  return entered->driver->occupancy((*loaded)->function, spec_.threads,
                               spec_.sharedBytes);
 }
 
 Result<int> Kernel::loadedRegisters(Device device) {
-  Result<Driver *> driver = Driver::get();
-  if (!driver)
-    return driver.status();
-  Result<ContextScope> scope = (*driver)->enter(device);
-  if (!scope)
-    return scope.status();
-  Result<Loaded *> loaded = loadedIn(scope->context(), nullptr, false);
+  Result<Driver::Entered> entered = Driver::enterForLaunch(device);
+  if (!entered)
+    return entered.status();
+  Result<Loaded *> loaded = loadedIn(entered->scope.context(), nullptr, false);
   if (!loaded)
     return loaded.status();
-  return (*driver)->functionAttribute((*loaded)->function,
+  return entered->driver->functionAttribute((*loaded)->function,
                                       CU_FUNC_ATTRIBUTE_NUM_REGS);
 }
 
@@ -1034,14 +1019,11 @@ Status Kernel::launch(const FlashArgs &a, Stream stream, Device device) {
     return other->launch(a, stream, device);
   if (Status s = validate(a); !s)
     return s;
-  Result<Driver *> driverOr = Driver::get();
-  if (!driverOr)
-    return driverOr.status();
-  Driver *driver = *driverOr;
   // The context stays current for the launch and is popped after it.
-  Result<ContextScope> scope = driver->enter(device);
-  if (!scope)
-    return scope.status();
+  Result<Driver::Entered> entered = Driver::enterForLaunch(device);
+  if (!entered)
+    return entered.status();
+  Driver *driver = entered->driver;
   // A persistent kernel reads q, k and v through tensor maps of the
   // launch's views; where TMA cannot, the cp.async kernel runs it.
   TmaMaps maps;
@@ -1054,7 +1036,7 @@ Status Kernel::launch(const FlashArgs &a, Stream stream, Device device) {
       // Loaded here so that a failure (a capturing stream) says why the
       // launch needs that kernel.
       Result<Loaded *> loaded =
-          cpAsync->loadedIn(scope->context(), stream, true);
+          cpAsync->loadedIn(entered->scope.context(), stream, true);
       if (!loaded)
         return Status(loaded.status().code(),
                       "kernel " + spec_.name +
@@ -1064,7 +1046,7 @@ Status Kernel::launch(const FlashArgs &a, Stream stream, Device device) {
       return cpAsync->launch(a, stream, device);
     }
   }
-  Result<Loaded *> loadedOr = loadedIn(scope->context(), stream, true);
+  Result<Loaded *> loadedOr = loadedIn(entered->scope.context(), stream, true);
   if (!loadedOr)
     return loadedOr.status();
   Loaded &loaded = **loadedOr;
@@ -1153,13 +1135,10 @@ Status Kernel::validate(const GraphArgs &a) const {
 Status Kernel::launch(const GraphArgs &a, Stream stream, Device device) {
   if (Status s = validate(a); !s)
     return s;
-  Result<Driver *> driver = Driver::get();
-  if (!driver)
-    return driver.status();
-  Result<ContextScope> scope = (*driver)->enter(device);
-  if (!scope)
-    return scope.status();
-  Result<Loaded *> loaded = loadedIn(scope->context(), stream, true);
+  Result<Driver::Entered> entered = Driver::enterForLaunch(device);
+  if (!entered)
+    return entered.status();
+  Result<Loaded *> loaded = loadedIn(entered->scope.context(), stream, true);
   if (!loaded)
     return loaded.status();
   GraphParams p = {};
@@ -1175,7 +1154,7 @@ Status Kernel::launch(const GraphArgs &a, Stream stream, Device device) {
   for (int d = 0; d < 4; ++d)
     p.out_strides[d] = a.output.strides[d];
   void *args[] = {&p};
-  return (*driver)->launch((*loaded)->function, spec_.grid[0], spec_.grid[1],
+  return entered->driver->launch((*loaded)->function, spec_.grid[0], spec_.grid[1],
                            spec_.grid[2], spec_.threads, spec_.sharedBytes,
                            stream, args);
 }

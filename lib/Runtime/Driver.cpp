@@ -243,6 +243,16 @@ Result<void *> Driver::primaryContext(int ordinal) {
   return static_cast<void *>(context);
 }
 
+Result<Driver::Entered> Driver::enterForLaunch(Device device) {
+  Result<Driver *> driver = Driver::get();
+  if (!driver)
+    return driver.status();
+  Result<ContextScope> scope = (*driver)->enter(device);
+  if (!scope)
+    return scope.status();
+  return Entered{*driver, std::move(*scope)};
+}
+
 Result<ContextScope> Driver::enter(Device device) {
   CUcontext current = nullptr;
   if (Status s = check(api_->ctxGetCurrent(&current), "cuCtxGetCurrent"); !s)

@@ -122,6 +122,14 @@ public:
 
   /// Makes `device`'s context current for the scope (see Device).
   Result<ContextScope> enter(Device device);
+
+  /// What every launch starts with: the driver, loaded once, and `device`'s
+  /// context current until `scope` ends.
+  struct Entered {
+    Driver *driver;
+    ContextScope scope;
+  };
+  static Result<Entered> enterForLaunch(Device device);
   /// The device of the current context.
   Result<int> currentOrdinal() const;
   /// True if `stream` is capturing a CUDA graph: loading modules,
