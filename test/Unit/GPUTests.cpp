@@ -19,6 +19,20 @@
 
 using namespace attn;
 
+/// Inputs q, k and v of bf16 [B, H, S, D] and their causal sdpa as g's
+/// output.
+static void buildCausalSdpa(Graph &g, int64_t B, int64_t H, int64_t S,
+                            int64_t D) {
+  auto q = g.input("q", DataType::BF16, {B, H, S, D});
+  auto k = g.input("k", DataType::BF16, {B, H, S, D});
+  auto v = g.input("v", DataType::BF16, {B, H, S, D});
+  Graph::SdpaOptions options;
+  options.causal = true;
+  auto out = g.sdpa(q, k, v, options);
+  ASSERT_TRUE(out.isOk()) << out.status().toString();
+  g.output(*out);
+}
+
 TEST(GPU, GraphCompiledAndLaunchedMatchesTheReference) {
   auto device = Context::device();
   if (!device.isOk())
@@ -27,14 +41,7 @@ TEST(GPU, GraphCompiledAndLaunchedMatchesTheReference) {
   ASSERT_TRUE(ctx.isOk());
   const int64_t B = 2, H = 4, S = 300, D = 64;
   Graph g;
-  auto q = g.input("q", DataType::BF16, {B, H, S, D});
-  auto k = g.input("k", DataType::BF16, {B, H, S, D});
-  auto v = g.input("v", DataType::BF16, {B, H, S, D});
-  Graph::SdpaOptions options;
-  options.causal = true;
-  auto out = g.sdpa(q, k, v, options);
-  ASSERT_TRUE(out.isOk());
-  g.output(*out);
+  ASSERT_NO_FATAL_FAILURE(buildCausalSdpa(g, B, H, S, D));
   auto compiled = compileGraph(**ctx, g);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
 
@@ -165,14 +172,7 @@ TEST(GPU, KeysTmaCannotReadRunTheCpAsyncKernel) {
   ASSERT_TRUE(ctx.isOk());
   const int64_t B = 2, H = 4, S = 300, D = 128;
   Graph g;
-  auto q = g.input("q", DataType::BF16, {B, H, S, D});
-  auto k = g.input("k", DataType::BF16, {B, H, S, D});
-  auto v = g.input("v", DataType::BF16, {B, H, S, D});
-  Graph::SdpaOptions options;
-  options.causal = true;
-  auto out = g.sdpa(q, k, v, options);
-  ASSERT_TRUE(out.isOk());
-  g.output(*out);
+  ASSERT_NO_FATAL_FAILURE(buildCausalSdpa(g, B, H, S, D));
   CompileOptions compile;
   compile.variant = "sm90ws";
   auto compiled = compileGraph(**ctx, g, compile);

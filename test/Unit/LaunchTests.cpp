@@ -447,6 +447,27 @@ TEST_F(FakeDriverLaunch, SplitLaunchesUseTheCallersWorkspaceAndNeverAllocate) {
       << s.message();
 }
 
+/// Prefill operands, 2 x 8 query heads (GQA 8/2) x `keys` queries and keys
+/// of head dim 128 (more work tiles than SMs from 2048 keys), with k read
+/// back to front: a negative stride, which TMA cannot take, when
+/// `reversedK`.
+FlashArgs prefillArgs(int keys, bool reversedK) {
+  FlashArgs a;
+  a.batch = 2;
+  a.seqQ = a.seqKV = keys;
+  int64_t qShape[4] = {2, 8, keys, 128}, kvShape[4] = {2, 2, keys, 128};
+  a.q = TensorArg::contiguous(deviceMemory(0, 0), qShape);
+  a.k = TensorArg::contiguous(deviceMemory(0, 1 << 24), kvShape);
+  a.v = TensorArg::contiguous(deviceMemory(0, 1 << 27), kvShape);
+  a.o = TensorArg::contiguous(deviceMemory(0, 1 << 29), qShape);
+  if (reversedK) {
+    a.k.data = deviceMemory(0, (1 << 24) + size_t(keys - 1) * 128 * 2);
+    a.k.strides[2] = -128;
+  }
+  a.splits = 1;
+  return a;
+}
+
 TEST_F(FakeDriverLaunch, CausalPersistentLaunchesDrawTilesFromAZeroedCounter) {
   // A causal sm90ws kernel: one block per SM, TMA maps as second argument.
   auto kernel = buildFakeFlashKernel("fake_flash_dynamic", [](KernelSpec &spec) {
@@ -459,15 +480,7 @@ TEST_F(FakeDriverLaunch, CausalPersistentLaunchesDrawTilesFromAZeroedCounter) {
   state.stack.push_back(primary(0));
   // Causal prefill, 2 x 8 heads x 4096 / 128 query blocks = 512 work tiles
   // of different lengths for 132 blocks: a counter balances them.
-  FlashArgs args;
-  args.batch = 2;
-  args.seqQ = args.seqKV = 4096;
-  int64_t qShape[4] = {2, 8, 4096, 128}, kvShape[4] = {2, 2, 4096, 128};
-  args.q = TensorArg::contiguous(deviceMemory(0, 0), qShape);
-  args.k = TensorArg::contiguous(deviceMemory(0, 1 << 24), kvShape);
-  args.v = TensorArg::contiguous(deviceMemory(0, 1 << 26), kvShape);
-  args.o = TensorArg::contiguous(deviceMemory(0, 1 << 28), qShape);
-  args.splits = 1;
+  FlashArgs args = prefillArgs(4096, /*reversedK=*/false);
   auto bytes = kernel->workspaceBytes(args);
   ASSERT_TRUE(bytes.isOk()) << bytes.status().toString();
   EXPECT_EQ(*bytes, sizeof(int));
@@ -481,7 +494,7 @@ TEST_F(FakeDriverLaunch, CausalPersistentLaunchesDrawTilesFromAZeroedCounter) {
   EXPECT_TRUE(state.memsets.empty());
 
   // With it: the counter is zeroed on the launch's stream, before it.
-  args.workspace = reinterpret_cast<DevicePtr>(deviceMemory(0, 1 << 29));
+  args.workspace = reinterpret_cast<DevicePtr>(deviceMemory(0, (1 << 29) + (1 << 28)));
   args.workspaceBytes = *bytes;
   ASSERT_TRUE(kernel->launch(args, stream).isOk());
   ASSERT_EQ(state.launches.size(), 2u);
@@ -495,13 +508,7 @@ TEST_F(FakeDriverLaunch, CausalPersistentLaunchesDrawTilesFromAZeroedCounter) {
   EXPECT_EQ(state.memsets[0].launchesBefore, 1u);
 
   // One tile per block: nothing to balance, no workspace.
-  args.seqQ = args.seqKV = 512;
-  qShape[2] = kvShape[2] = 512;
-  args.q = TensorArg::contiguous(deviceMemory(0, 0), qShape);
-  args.k = TensorArg::contiguous(deviceMemory(0, 1 << 24), kvShape);
-  args.v = TensorArg::contiguous(deviceMemory(0, 1 << 26), kvShape);
-  args.o = TensorArg::contiguous(deviceMemory(0, 1 << 28), qShape);
-  bytes = kernel->workspaceBytes(args);
+  bytes = kernel->workspaceBytes(prefillArgs(512, /*reversedK=*/false));
   ASSERT_TRUE(bytes.isOk());
   EXPECT_EQ(*bytes, 0u);
 }
@@ -517,15 +524,7 @@ TEST_F(FakeDriverLaunch, AnOutputTmaCannotStoreIsStoredByTheThreads) {
     spec.numWarps = 12;
   });
   state.stack.push_back(primary(0));
-  FlashArgs args;
-  args.batch = 2;
-  args.seqQ = args.seqKV = 1024;
-  int64_t qShape[4] = {2, 8, 1024, 128}, kvShape[4] = {2, 2, 1024, 128};
-  args.q = TensorArg::contiguous(deviceMemory(0, 0), qShape);
-  args.k = TensorArg::contiguous(deviceMemory(0, 1 << 24), kvShape);
-  args.v = TensorArg::contiguous(deviceMemory(0, 1 << 26), kvShape);
-  args.o = TensorArg::contiguous(deviceMemory(0, 1 << 28), qShape);
-  args.splits = 1;
+  FlashArgs args = prefillArgs(1024, /*reversedK=*/false);
   ASSERT_TRUE(kernel->launch(args).isOk());
   state.rejectedMapAddress = args.o.data;
   ASSERT_TRUE(kernel->launch(args).isOk());
@@ -533,7 +532,6 @@ TEST_F(FakeDriverLaunch, AnOutputTmaCannotStoreIsStoredByTheThreads) {
   ASSERT_EQ(state.launches.size(), 2u);
   EXPECT_EQ(state.launches[0].stagesOutput, 1);
   EXPECT_EQ(state.launches[1].stagesOutput, 0);
-
 
   auto packed = buildFakeFlashKernel("fake_flash_ws_packed", [](KernelSpec &spec) {
     spec.variant = "sm90ws";
@@ -543,7 +541,7 @@ TEST_F(FakeDriverLaunch, AnOutputTmaCannotStoreIsStoredByTheThreads) {
     spec.packGroup = 4;
   });
   args.seqQ = 1;
-  qShape[2] = 1;
+  int64_t qShape[4] = {2, 8, 1, 128};
   args.q = TensorArg::contiguous(deviceMemory(0, 0), qShape);
   args.o = TensorArg::contiguous(deviceMemory(0, 1 << 28), qShape);
   ASSERT_TRUE(packed->launch(args).isOk());
@@ -602,26 +600,6 @@ struct TmaWithFallback {
       });
   }
 };
-
-/// Causal prefill, 2 x 8 heads x `keys` queries and keys of head dim 128
-/// (more work tiles than SMs), with k read back to front: a negative
-/// stride, which TMA cannot take, when `reversedK`.
-FlashArgs prefillArgs(int keys, bool reversedK) {
-  FlashArgs a;
-  a.batch = 2;
-  a.seqQ = a.seqKV = keys;
-  int64_t qShape[4] = {2, 8, keys, 128}, kvShape[4] = {2, 2, keys, 128};
-  a.q = TensorArg::contiguous(deviceMemory(0, 0), qShape);
-  a.k = TensorArg::contiguous(deviceMemory(0, 1 << 24), kvShape);
-  a.v = TensorArg::contiguous(deviceMemory(0, 1 << 27), kvShape);
-  a.o = TensorArg::contiguous(deviceMemory(0, 1 << 29), qShape);
-  if (reversedK) {
-    a.k.data = deviceMemory(0, (1 << 24) + size_t(keys - 1) * 128 * 2);
-    a.k.strides[2] = -128;
-  }
-  a.splits = 1;
-  return a;
-}
 
 std::vector<std::string> *logged = nullptr;
 void collectLog(const char *message, void *) { logged->push_back(message); }
