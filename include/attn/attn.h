@@ -53,6 +53,9 @@ struct CompileOptions {
   /// With `backward`: the backward kernel variant ("sm90", "sm80"; empty:
   /// the cost model's choice).
   std::string backwardVariant;
+  /// With `backward`: the backward tiles as "MxNxWARPSxSTAGES" (e.g.
+  /// "64x128x8x2"; empty: the cost model's), an error where they do not fit.
+  std::string backwardTiles;
 };
 
 /// The kernels of a module, one per attn.flash, attn.flash_bwd and

@@ -24,10 +24,28 @@ using namespace mlir::attn;
           op.getTransposeK(), maskOperands || op.hasScoreMod(), maskOperands};
 }
 
-LogicalResult mlir::attn::configureBackward(FlashBwdOp op,
-                                            const ArchInfo &arch,
-                                            StringRef forcedVariant) {
-  if (op.getConfig() && forcedVariant.empty())
+std::optional<::attn::TileConfig>
+mlir::attn::parseBackwardTiles(StringRef text, std::string &error) {
+  SmallVector<StringRef, 4> fields;
+  text.split(fields, 'x');
+  int64_t values[4];
+  bool valid = fields.size() == 4;
+  for (size_t i = 0; valid && i < 4; ++i)
+    valid = !fields[i].getAsInteger(10, values[i]) && values[i] > 0;
+  if (!valid) {
+    error = "backward-tiles '" + text.str() +
+            "' is not BLOCK_MxBLOCK_NxWARPSxSTAGES (four positive integers, "
+            "e.g. 64x128x8x2)";
+    return std::nullopt;
+  }
+  return ::attn::TileConfig{values[0], values[1], values[2], values[3]};
+}
+
+LogicalResult
+mlir::attn::configureBackward(FlashBwdOp op, const ArchInfo &arch,
+                              StringRef forcedVariant,
+                              std::optional<::attn::TileConfig> forcedTiles) {
+  if (op.getConfig() && forcedVariant.empty() && !forcedTiles)
     return success();
   ::attn::OperandShape shape = backwardOperandShape(op);
   std::string why;
@@ -54,10 +72,23 @@ LogicalResult mlir::attn::configureBackward(FlashBwdOp op,
       skipped.push_back(why);
       continue;
     }
-    for (const ::attn::TileConfig &tiles : variant.candidates(shape)) {
-      std::string unfit = variant.checkTilesFor(tiles, shape);
+    std::vector<::attn::TileConfig> candidates =
+        forcedTiles ? std::vector<::attn::TileConfig>{*forcedTiles}
+                    : variant.candidates(shape);
+    for (const ::attn::TileConfig &tiles : candidates) {
+      std::string unfit = forcedTiles ? variant.checkTiles(tiles) : "";
+      if (unfit.empty())
+        unfit = variant.checkTilesFor(tiles, shape);
       if (unfit.empty())
         unfit = variant.checkFits(tiles, shape, arch.maxSharedPerBlock);
+      // Forced tiles are the only candidate: say why they cannot serve
+      // (with a forced variant, or on the first variant that could).
+      if (!unfit.empty() && forcedTiles)
+        return op.emitOpError()
+               << "backward tiles " << tiles.blockM << "x" << tiles.blockN
+               << "x" << tiles.numWarps << "x" << tiles.stages
+               << " do not serve backward variant " << variant.name << ": "
+               << unfit;
       LLVM_DEBUG(llvm::dbgs()
                  << "  backward " << variant.name << " m=" << tiles.blockM
                  << " n=" << tiles.blockN << " warps=" << tiles.numWarps

@@ -20,10 +20,17 @@ namespace mlir::attn {
 /// splits the head dims and fits the arch's shared memory and the
 /// variant's register limits. Reports operands no backward kernel supports.
 /// A non-empty `forcedVariant` (a name of the table) is the only variant
-/// tried, and replaces a config the op has; an error says why it cannot
-/// serve.
-LogicalResult configureBackward(FlashBwdOp op, const ArchInfo &arch,
-                                StringRef forcedVariant = "");
+/// tried, and `forcedTiles` the only candidate; either replaces a config the
+/// op has, and an error says why it cannot serve.
+LogicalResult
+configureBackward(FlashBwdOp op, const ArchInfo &arch,
+                  StringRef forcedVariant = "",
+                  std::optional<::attn::TileConfig> forcedTiles = std::nullopt);
+
+/// Parses the backward-tiles override "MxNxWARPSxSTAGES" (positive
+/// integers); nullopt and `error` set if it is malformed.
+std::optional<::attn::TileConfig> parseBackwardTiles(StringRef text,
+                                                     std::string &error);
 
 /// The operand shape of `op` as the table's resource models take it.
 ::attn::OperandShape backwardOperandShape(FlashBwdOp op);

@@ -33,6 +33,7 @@ void buildAttnPipeline(OpPassManager &pm, const AttnPipelineOptions &options) {
   select.numWarps = options.numWarps;
   select.stages = options.stages;
   select.backwardVariant = options.backwardVariant;
+  select.backwardTiles = options.backwardTiles;
   pm.addPass(createAttnSelectConfigPass(select));
 }
 
@@ -74,6 +75,11 @@ struct PipelineOptions : PassPipelineOptions<PipelineOptions> {
       *this, "backward-variant",
       llvm::cl::desc("Override: backward kernel variant, sm90 or sm80 "
                      "(empty = model)"),
+      llvm::cl::init("")};
+  Option<std::string> backwardTiles{
+      *this, "backward-tiles",
+      llvm::cl::desc("Override: backward tiles as BLOCK_MxBLOCK_NxWARPSx"
+                     "STAGES, e.g. 64x128x8x2 (empty = model)"),
       llvm::cl::init("")};
 };
 } // namespace

@@ -505,9 +505,20 @@ struct AttnSelectConfigPass
     });
     if (result.wasInterrupted())
       return signalPassFailure();
-    // The backward has its own tiles (the overrides are the forward's).
+    // The backward has its own overrides (the tile options are the
+    // forward's).
+    std::optional<::attn::TileConfig> forcedBackwardTiles;
+    if (!backwardTiles.empty()) {
+      std::string error;
+      forcedBackwardTiles = parseBackwardTiles(backwardTiles, error);
+      if (!forcedBackwardTiles) {
+        getOperation()->emitError() << error;
+        return signalPassFailure();
+      }
+    }
     result = getOperation()->walk([&](FlashBwdOp op) {
-      return failed(configureBackward(op, *info, backwardVariant))
+      return failed(configureBackward(op, *info, backwardVariant,
+                                      forcedBackwardTiles))
                  ? WalkResult::interrupt()
                                                   : WalkResult::advance();
     });

@@ -167,7 +167,7 @@ TEST(OnePlace, ThePipelineBuilderFusesOrLowers) {
   std::string fused = pipelineText(options);
   EXPECT_TRUE(contains(fused, "canonicalize"));
   EXPECT_TRUE(contains(fused, "attn-fuse"));
-  EXPECT_TRUE(contains(fused, "attn-select-config{arch=sm_80 backward-variant= block-m=64"))
+  EXPECT_TRUE(contains(fused, "attn-select-config{arch=sm_80 backward-tiles= backward-variant= block-m=64"))
       << fused;
   options.unfused = true;
   std::string unfused = pipelineText(options);

@@ -153,6 +153,11 @@ cl::opt<std::string> backwardVariantOption(
     cl::desc("With --backward: the backward kernel variant, sm90 (wgmma, "
              "sm_90a) or sm80 (mma.sync); default: the cost model's"),
     cl::cat(category));
+cl::opt<std::string> backwardTilesOption(
+    "backward-tiles",
+    cl::desc("With --backward: the backward tiles as BLOCK_MxBLOCK_Nx"
+             "WARPSxSTAGES, e.g. 64x128x8x2; default: the cost model's"),
+    cl::cat(category));
 cl::opt<bool> printIR("print-ir", cl::desc("Print the IR after the pipeline"),
                       cl::cat(category));
 
@@ -332,9 +337,10 @@ int main(int argc, char **argv) {
     return fail("--unfused runs no fused kernel; --variant and the tile "
                 "options do not apply");
   if (!backwardOption &&
-      (biasGradOption || deterministicOption || !backwardVariantOption.empty()))
-    return fail("--bias-grad, --deterministic and --backward-variant apply "
-                "to --backward");
+      (biasGradOption || deterministicOption ||
+       !backwardVariantOption.empty() || !backwardTilesOption.empty()))
+    return fail("--bias-grad, --deterministic, --backward-variant and "
+                "--backward-tiles apply to --backward");
   if (backwardOption && checkIROption)
     return fail("--check-ir compares the compiled IR with the original graph; "
                 "a training step (--backward) has no graph to compare with");
@@ -343,6 +349,7 @@ int main(int argc, char **argv) {
   compileOptions.backward = backwardOption;
   compileOptions.backwardBiasGrad = biasGradOption;
   compileOptions.backwardVariant = backwardVariantOption;
+  compileOptions.backwardTiles = backwardTilesOption;
   compileOptions.variant = variantOption;
   compileOptions.blockM = blockMOption;
   compileOptions.blockN = blockNOption;

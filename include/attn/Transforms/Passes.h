@@ -63,13 +63,14 @@ struct AttnPipelineOptions {
   /// attention: with `unfused`, the derive pass finds nothing and fails.
   bool backward = false;
   bool biasGrad = false;
-  /// attn-select-config's backward-variant override ("" = the model's).
-  std::string backwardVariant;
+  /// attn-select-config's backward overrides ("" = the model's): the
+  /// variant, and the tiles as "MxNxWARPSxSTAGES".
+  std::string backwardVariant, backwardTiles;
 };
 
 /// The pipeline options for `arch` of `options`: any options struct that
-/// names the overrides, `unfused`, `backward`, `backwardBiasGrad` and
-/// `backwardVariant` as the
+/// names the overrides, `unfused`, `backward`, `backwardBiasGrad`,
+/// `backwardVariant` and `backwardTiles` as the
 /// C++ API's CompileOptions does (it and --attn-pipeline's textual options).
 /// The one place that copies them, so that both forward every option.
 template <typename Options>
@@ -86,6 +87,7 @@ AttnPipelineOptions makeAttnPipelineOptions(llvm::StringRef arch,
   pipeline.backward = options.backward;
   pipeline.biasGrad = options.backwardBiasGrad;
   pipeline.backwardVariant = options.backwardVariant;
+  pipeline.backwardTiles = options.backwardTiles;
   return pipeline;
 }
 

@@ -81,7 +81,11 @@ def AttnSelectConfigPass : Pass<"attn-select-config"> {
            "Override: K/V pipeline stages (0 = model)">,
     Option<"backwardVariant", "backward-variant", "std::string",
            /*default=*/"\"\"",
-           "Override: backward kernel variant, sm90 or sm80 (empty = model)">
+           "Override: backward kernel variant, sm90 or sm80 (empty = model)">,
+    Option<"backwardTiles", "backward-tiles", "std::string",
+           /*default=*/"\"\"",
+           "Override: backward tiles as BLOCK_MxBLOCK_NxWARPSxSTAGES, e.g. "
+           "64x128x8x2 (empty = model)">
   ];
 }
 

@@ -3,6 +3,7 @@
 // RUN: attn-run --backward --check --bias-grad %s | FileCheck %s
 // RUN: attn-run --backward --check --bias-grad --deterministic %s | FileCheck %s
 // RUN: attn-run --backward --backward-variant=sm90 --check --bias-grad %s | FileCheck %s
+// RUN: attn-run --backward --backward-variant=sm90 --backward-tiles=64x64x4x2 --check --bias-grad %s | FileCheck %s
 // RUN: attn-run --backward --backward-variant=sm90 --check --bias-grad --deterministic %s | FileCheck %s
 // RUN: attn-run --backward --backward-variant=sm80 --check --bias-grad %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS

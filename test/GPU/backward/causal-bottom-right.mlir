@@ -3,6 +3,7 @@
 // RUN: attn-run --backward --check %s | FileCheck %s
 // RUN: attn-run --backward --check --deterministic %s | FileCheck %s
 // RUN: attn-run --backward --backward-variant=sm90 --check %s | FileCheck %s
+// RUN: attn-run --backward --backward-variant=sm90 --backward-tiles=64x64x4x1 --check %s | FileCheck %s
 // RUN: attn-run --backward --backward-variant=sm90 --check --deterministic %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 // CHECK: check output 1 {{.*}} PASS

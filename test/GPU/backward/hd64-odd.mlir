@@ -3,6 +3,8 @@
 // RUN: attn-run --backward --check %s | FileCheck %s
 // RUN: attn-run --backward --check --deterministic %s | FileCheck %s
 // RUN: attn-run --backward --backward-variant=sm90 --check %s | FileCheck %s
+// RUN: attn-run --backward --backward-variant=sm90 --backward-tiles=64x64x4x2 --check %s | FileCheck %s
+// RUN: attn-run --backward --backward-variant=sm90 --backward-tiles=128x128x8x1 --check %s | FileCheck %s
 // RUN: attn-run --backward --backward-variant=sm90 --check --deterministic %s | FileCheck %s
 // RUN: attn-run --backward --backward-variant=sm80 --check %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
