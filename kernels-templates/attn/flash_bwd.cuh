@@ -242,6 +242,20 @@ template <class C> struct BackwardScores {
                                                     int cols) {
     return mask.m0 + rows <= p.seq_q && mask.tileIsFull(p, n0, cols);
   }
+  /// Calls body(IntegralConstant<bool, indexed>) with indexed true where
+  /// the rows x cols tile at n0 needs element-wise masking. The branch is
+  /// taken once per tile, outside the element loops: inside them it split
+  /// every element into its own basic block, and each exponential waited
+  /// for the one before (ptxas does not interleave across the branches).
+  template <class Body>
+  static __device__ __forceinline__ void
+  forTile(const FlashBwdParams &p, const Mask<C> &mask, int rows, int n0,
+          int cols, Body &&body) {
+    if (Mask<C>::kAlwaysElementwise || !tileIsFull(p, mask, rows, n0, cols))
+      body(IntegralConstant<bool, true>{});
+    else
+      body(IntegralConstant<bool, false>{});
+  }
   /// P and dS of a warp's m16 accumulator tiles in place of S and dP: keys
   /// are rows (key0 + lane / 4 and + 8), queries columns (col0 + 8 j +
   /// 2 (lane % 4) and + 1, indexing the stage's lse and delta); masked
@@ -253,22 +267,18 @@ template <class C> struct BackwardScores {
                const float *delta, float (&s)[kTiles][4],
                float (&dp)[kTiles][4]) {
     const int lane = threadIdx.x % 32;
-    const bool indexed =
-        Mask<C>::kAlwaysElementwise || !tileIsFull(p, mask, rows, n0, cols);
+    forTile(p, mask, rows, n0, cols, [&](auto indexed) {
 #pragma unroll
-    for (int j = 0; j < kTiles; ++j)
+      for (int j = 0; j < kTiles; ++j)
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int key = key0 + lane / 4 + (e / 2) * 8;
-        const int col = col0 + j * 8 + (lane % 4) * 2 + e % 2;
-        const float lseLog2 = lse[col] * kLog2e;
-        if (indexed)
-          apply<true, true>(p, mask, mask.m0 + col, key, lseLog2, delta[col],
-                            s[j][e], dp[j][e]);
-        else
-          apply<false, true>(p, mask, mask.m0 + col, key, lseLog2, delta[col],
-                             s[j][e], dp[j][e]);
-      }
+        for (int e = 0; e < 4; ++e) {
+          const int key = key0 + lane / 4 + (e / 2) * 8;
+          const int col = col0 + j * 8 + (lane % 4) * 2 + e % 2;
+          apply<decltype(indexed)::value, true>(p, mask, mask.m0 + col, key,
+                                                lse[col] * kLog2e, delta[col],
+                                                s[j][e], dp[j][e]);
+        }
+    });
   }
 };
 

@@ -488,22 +488,19 @@ template <class C> struct FlashBackwardQ {
           Ops::mma(dp[j + 1], a, bf[2], bf[3]);
         }
       }
-      const bool indexed = Mask<C>::kAlwaysElementwise ||
-                           !Scores::tileIsFull(p, mask, kBlockM, n0, kBlockN);
+      Scores::forTile(p, mask, kBlockM, n0, kBlockN, [&](auto indexed) {
 #pragma unroll
-      for (int j = 0; j < kNTiles; ++j)
+        for (int j = 0; j < kNTiles; ++j)
 #pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int q = m0 + warp * 16 + lane / 4 + (e / 2) * 8;
-          const int key = n0 + j * 8 + (lane % 4) * 2 + e % 2;
-          // The K/V-stationary kernel writes the bias gradient.
-          if (indexed)
-            Scores::template apply<true, false>(p, mask, q, key, lseLog2[e / 2],
-                                                delta[e / 2], s[j][e], dp[j][e]);
-          else
-            Scores::template apply<false, false>(p, mask, q, key, lseLog2[e / 2],
-                                                 delta[e / 2], s[j][e], dp[j][e]);
-        }
+          for (int e = 0; e < 4; ++e) {
+            const int q = m0 + warp * 16 + lane / 4 + (e / 2) * 8;
+            const int key = n0 + j * 8 + (lane % 4) * 2 + e % 2;
+            // The K/V-stationary kernel writes the bias gradient.
+            Scores::template apply<decltype(indexed)::value, false>(
+                p, mask, q, key, lseLog2[e / 2], delta[e / 2], s[j][e],
+                dp[j][e]);
+          }
+      });
       // dQ / scale += dS K, dS packed from its accumulators.
 #pragma unroll
       for (int kk = 0; kk < kBlockN / 16; ++kk) {
