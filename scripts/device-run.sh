@@ -71,6 +71,8 @@ for step in "${steps[@]}"; do
            "backward/seq7-mqa" "backward/hd72" "backward/bias-broadcast"
            "backward/causal-bottom-right-empty-rows" "backward/captures"
            "backward/key-padding|--deterministic"
+           # sm90 with two warpgroups per 64 keys (P^T, dS^T in shared memory).
+           "backward/hd256-causal-gqa" "backward/hd256x128-bias-window"
            # Serving: ragged batches, with offsets past the tensors and (no
            # reference for them: "nocheck") out of order; sinks.
            "serving/varlen-causal-gqa" "serving/varlen-decode|--splits=8"

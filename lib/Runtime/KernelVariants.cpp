@@ -368,31 +368,41 @@ std::vector<TileConfig> sm80BackwardCandidates(const OperandShape &) {
 
 //===-- sm90 backward: cp.async + wgmma, K/V-stationary -------------------===//
 //
-// kernels-templates/attn/sm90/flash_bwd.cuh. A warpgroup owns 64 keys of the
-// block; dK and dV of its keys stay in its registers over the sweep, so the
-// head dims are whole 64-column swizzle blocks up to 128. Its dQ product
-// puts warpgroups along the query tile's m64 tiles, then along the head dim
-// in whole 64-column blocks. The deterministic dQ kernel is the sm80 one
-// on at most 64 keys per tile.
+// kernels-templates/attn/sm90/flash_bwd.cuh. One or two warpgroups share 64
+// keys of the block (the "key split"); each computes S^T and dP^T of its
+// keys for its share of the query tile and keeps dK and dV of its keys and
+// its share of the head dims in registers, whole 64-column swizzle blocks
+// of at most 128 columns. Its dQ product puts warpgroups along the query
+// tile's m64 tiles, then along the head dim in whole 64-column blocks. The
+// deterministic dQ kernel is the sm80 one on at most 64 keys per tile.
 
-constexpr int64_t kSm90BackwardMaxHeadDim = 128;
+constexpr int64_t kSm90BackwardMaxHeadDim = 256;
+/// dK and dV columns a warpgroup keeps in registers.
+constexpr int64_t kSm90BackwardMaxSlice = 128;
 
 int64_t sm90BackwardWarpgroups(const TileConfig &t) { return t.numWarps / 4; }
+/// Warpgroups per 64 keys of the block.
+int64_t sm90BackwardKeySplit(const TileConfig &t) {
+  return t.blockN > 0 ? 64 * sm90BackwardWarpgroups(t) / t.blockN : 0;
+}
 int64_t sm90BackwardDqWarpgroupsD(const TileConfig &t) {
   return sm90BackwardWarpgroups(t) / std::max<int64_t>(t.blockM / 64, 1);
 }
-/// Keys per tile of its deterministic dQ kernel.
-int64_t sm90BackwardDqBlockN(const TileConfig &t) {
-  return std::min<int64_t>(t.blockN, 64);
+/// Keys per tile of its deterministic dQ kernel (the sm80 one's rule).
+int64_t sm90BackwardDqBlockN(const TileConfig &t, const OperandShape &s) {
+  return std::min<int64_t>(dqBlockN(t, s), 64);
 }
 
 std::string sm90BackwardTiles(const TileConfig &t) {
   if (t.numWarps != 4 && t.numWarps != 8)
     return "num_warps must be 4 or 8 (one or two warpgroups), got " +
            str(t.numWarps);
-  if (t.blockN != 16 * t.numWarps)
-    return "block_n must be 16 * num_warps = " + str(16 * t.numWarps) +
-           " (64 keys per warpgroup), got " + str(t.blockN);
+  int64_t split = sm90BackwardKeySplit(t);
+  if (t.blockN % 64 != 0 || (split != 1 && split != 2) ||
+      split * t.blockN != 64 * sm90BackwardWarpgroups(t))
+    return "block_n must be 64 keys per warpgroup or per two warpgroups (" +
+           str(16 * t.numWarps) +
+           (t.numWarps == 8 ? " or 64" : "") + "), got " + str(t.blockN);
   // dS^T's m64 tiles go to whole warpgroups; the dQ kernel gives each 16
   // query rows a warp (at most 8).
   if (t.blockM != 64 && t.blockM != 128)
@@ -410,58 +420,74 @@ std::string sm90BackwardOperands(const OperandShape &s) {
     return "an untransposed k ([batch, heads, seq, dim])";
   for (int64_t dim : {s.headDimQK, s.headDimV})
     if (dim <= 0 || dim % 64 != 0 || dim > kSm90BackwardMaxHeadDim)
-      return "head dims of 64 or 128 (whole 64-column swizzle blocks, dK "
-             "and dV in registers), got " +
+      return "head dims that are multiples of 64 up to 256 (whole 64-column "
+             "swizzle blocks, dK and dV in registers), got " +
              str(s.headDimQK) + "/" + str(s.headDimV);
   return "";
 }
 
-/// The warpgroups that share the query tile split dQ's head dim in whole
-/// 64-column blocks.
+/// The warpgroups that share 64 keys split dK and dV, and those that share
+/// the query tile split dQ's head dim, in whole 64-column blocks; a
+/// warpgroup keeps at most 128 columns each of dK and dV.
 std::string sm90BackwardTilesFor(const TileConfig &t, const OperandShape &s) {
-  int64_t split = sm90BackwardDqWarpgroupsD(t);
-  if (s.headDimQK % (64 * split) != 0)
+  int64_t split = sm90BackwardKeySplit(t);
+  for (int64_t dim : {s.headDimQK, s.headDimV})
+    if (dim % (64 * split) != 0 || dim / split > kSm90BackwardMaxSlice)
+      return "the config gives each 64 keys " + str(split) +
+             " warpgroup(s), which does not split head dims " +
+             str(s.headDimQK) + "/" + str(s.headDimV) +
+             " into whole 64-column blocks of at most " +
+             str(kSm90BackwardMaxSlice) + " columns of dK and dV each";
+  int64_t dq = sm90BackwardDqWarpgroupsD(t);
+  if (s.headDimQK % (64 * dq) != 0)
     return "the config splits dQ's head dim " + str(s.headDimQK) + " over " +
-           str(split) + " warpgroups, which does not give whole 64-column "
+           str(dq) + " warpgroups, which does not give whole 64-column "
            "blocks";
   return "";
 }
 
 /// K and V of the block, `stages` Q and dO tiles with their logsumexp and
-/// D rows (f32), dS^T, and the slack that aligns the tiles to 1024 bytes.
+/// D rows (f32), dS^T (and P^T with two warpgroups per 64 keys), and the
+/// slack that aligns the tiles to 1024 bytes.
 int64_t sm90BackwardShared(const TileConfig &t, const OperandShape &s) {
+  int64_t scores = t.blockN * t.blockM * (sm90BackwardKeySplit(t) > 1 ? 2 : 1);
   return 2 * (t.blockN * (s.headDimQK + s.headDimV) +
-              t.stages * t.blockM * (s.headDimQK + s.headDimV) +
-              t.blockN * t.blockM) +
+              t.stages * t.blockM * (s.headDimQK + s.headDimV) + scores) +
          8 * t.stages * t.blockM + 1024;
 }
 
 int64_t sm90BackwardDqShared(const TileConfig &t, const OperandShape &s) {
   int64_t qk = sharedRowStride(s.headDimQK), v = sharedRowStride(s.headDimV);
-  return 2 * (t.blockM * (qk + v) + t.stages * sm90BackwardDqBlockN(t) * (qk + v));
+  return 2 * (t.blockM * (qk + v) +
+              t.stages * sm90BackwardDqBlockN(t, s) * (qk + v));
 }
 
-/// dK and dV of the thread's keys, S^T and dP^T of 64 keys by the query
-/// tile, plus addressing; element-wise work (bias, keep, score_mod) adds
-/// index arithmetic per query column. Fitted to ptxas (sm_90a, CUDA 13):
-/// 221-244 registers at 128 x 128 and head dim 64, 223-242 at 64 x 128 and
-/// 128; with element-wise work 250-255 at 128 x 128 (one spill: window and
-/// dbias), 223 at 64 x 128.
+/// dK and dV of the thread's keys and head-dim slice, S^T and dP^T of 64
+/// keys by its share of the query tile, plus addressing; element-wise work
+/// (bias, keep, score_mod) adds index arithmetic per query column. ptxas
+/// (sm_90a, CUDA 13) takes what it can for the exponentials in flight:
+/// 253-255 registers at 128 x 128 and head dim 64 and at 64 x 128 and 128,
+/// with element-wise work too; 217-226 at 64 x 64 and head dim 256 (two
+/// warpgroups per 64 keys), with a window, a bias and its gradient too.
 int64_t sm90BackwardRegisters(const TileConfig &t, const OperandShape &s) {
-  int64_t accumulators = (s.headDimQK + s.headDimV) / 2;
-  return accumulators + t.blockM + 32 + (s.elementwise ? t.blockM / 4 : 0);
+  int64_t split = sm90BackwardKeySplit(t);
+  int64_t accumulators = (s.headDimQK + s.headDimV) / (2 * split);
+  return accumulators + t.blockM / split + 32 +
+         (s.elementwise ? t.blockM / (4 * split) : 0);
 }
 
 int64_t sm90BackwardDqRegisters(const TileConfig &t, const OperandShape &s) {
-  return paddedHeadDim(s.headDimQK) / 2 + sm90BackwardDqBlockN(t) + 48 +
+  return paddedHeadDim(s.headDimQK) / 2 + sm90BackwardDqBlockN(t, s) + 48 +
          (s.elementwise ? 32 : 0);
 }
 
 /// Two warpgroups of 128 keys (Q and dO loaded once per 128 keys); query
 /// tiles of 128 at head dim 64, of 64 at 128; one warpgroup of 64 keys
-/// where element-wise work leaves too few registers for 128 x 128.
+/// where element-wise work leaves too few registers for 128 x 128; two
+/// warpgroups sharing 64 keys for head dims over 128.
 std::vector<TileConfig> sm90BackwardCandidates(const OperandShape &) {
-  return {{128, 128, 8, 2}, {64, 128, 8, 2}, {64, 128, 8, 1}, {64, 64, 4, 2}};
+  return {{128, 128, 8, 2}, {64, 128, 8, 2}, {64, 128, 8, 1}, {64, 64, 4, 2},
+          {64, 64, 8, 2},   {64, 64, 8, 1}};
 }
 
 } // namespace

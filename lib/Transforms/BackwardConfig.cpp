@@ -75,6 +75,7 @@ mlir::attn::configureBackward(FlashBwdOp op, const ArchInfo &arch,
     std::vector<::attn::TileConfig> candidates =
         forcedTiles ? std::vector<::attn::TileConfig>{*forcedTiles}
                     : variant.candidates(shape);
+    std::string firstUnfit;
     for (const ::attn::TileConfig &tiles : candidates) {
       std::string unfit = forcedTiles ? variant.checkTiles(tiles) : "";
       if (unfit.empty())
@@ -94,8 +95,11 @@ mlir::attn::configureBackward(FlashBwdOp op, const ArchInfo &arch,
                  << " n=" << tiles.blockN << " warps=" << tiles.numWarps
                  << " stages=" << tiles.stages << ": "
                  << (unfit.empty() ? "fits" : unfit) << "\n");
-      if (!unfit.empty())
+      if (!unfit.empty()) {
+        if (firstUnfit.empty())
+          firstUnfit = unfit;
         continue;
+      }
       op.setConfigAttr(BackwardConfigAttr::get(
           op.getContext(), StringRef(variant.name.data(), variant.name.size()),
           tiles.blockM, tiles.blockN, tiles.numWarps, tiles.stages));
@@ -106,6 +110,14 @@ mlir::attn::configureBackward(FlashBwdOp op, const ArchInfo &arch,
                         << variant.name;
       return success();
     }
+    // No candidate fits: the first (the preferred tiles) says why.
+    why = "backward variant " + std::string(variant.name) +
+          " has no tiles for head dims " + std::to_string(shape.headDimQK) +
+          "/" + std::to_string(shape.headDimV) + " on " + arch.name.str() +
+          " (" + firstUnfit + ")";
+    if (forced)
+      break;
+    skipped.push_back(why);
   }
   if (!why.empty())
     return op.emitOpError() << why;

@@ -1,6 +1,7 @@
 // RUN: attn-opt %s -attn-select-config="arch=sm_90a backward-tiles=64x64x4x1" | FileCheck %s
 // RUN: attn-opt %s -attn-select-config="arch=sm_90a backward-variant=sm80 backward-tiles=64x32x8x2" | FileCheck %s --check-prefix=SM80
-// RUN: not attn-opt %s -attn-select-config="arch=sm_90a backward-tiles=64x64x8x2" 2>&1 | FileCheck %s --check-prefix=INVALID
+// RUN: not attn-opt %s -attn-select-config="arch=sm_90a backward-tiles=64x32x8x2" 2>&1 | FileCheck %s --check-prefix=INVALID
+// RUN: not attn-opt %s -attn-select-config="arch=sm_90a backward-tiles=64x64x8x2" 2>&1 | FileCheck %s --check-prefix=KEY-SPLIT
 // RUN: not attn-opt %s -attn-select-config="arch=sm_90a backward-tiles=64x128x8x1" 2>&1 | FileCheck %s --check-prefix=SPLIT
 // RUN: not attn-opt %s -attn-select-config="arch=sm_90a backward-tiles=128x128x8" 2>&1 | FileCheck %s --check-prefix=MALFORMED
 // RUN: not attn-opt %s -attn-select-config="arch=sm_90a backward-tiles=64x0x4x2" 2>&1 | FileCheck %s --check-prefix=MALFORMED-ZERO
@@ -9,7 +10,8 @@
 // carries; tiles the variant cannot run are an error saying why.
 // CHECK: config = #attn.backward_config<variant = "sm90", block_m = 64, block_n = 64, num_warps = 4, stages = 1>
 // SM80: config = #attn.backward_config<variant = "sm80", block_m = 64, block_n = 32, num_warps = 8, stages = 2>
-// INVALID: error: 'attn.flash_bwd' op backward tiles 64x64x8x2 do not serve backward variant sm90: block_n must be 16 * num_warps = 128 (64 keys per warpgroup), got 64
+// INVALID: error: 'attn.flash_bwd' op backward tiles 64x32x8x2 do not serve backward variant sm90: block_n must be 64 keys per warpgroup or per two warpgroups (128 or 64), got 32
+// KEY-SPLIT: error: 'attn.flash_bwd' op backward tiles 64x64x8x2 do not serve backward variant sm90: the config gives each 64 keys 2 warpgroup(s), which does not split head dims 64/64 into whole 64-column blocks of at most 128 columns of dK and dV each
 // SPLIT: error: 'attn.flash_bwd' op backward tiles 64x128x8x1 do not serve backward variant sm90: the config splits dQ's head dim 64 over 2 warpgroups, which does not give whole 64-column blocks
 // MALFORMED: error: backward-tiles '128x128x8' is not BLOCK_MxBLOCK_NxWARPSxSTAGES (four positive integers, e.g. 64x128x8x2)
 // MALFORMED-ZERO: error: backward-tiles '64x0x4x2' is not BLOCK_MxBLOCK_NxWARPSxSTAGES

@@ -54,11 +54,9 @@ func.func @given(%q: tensor<2x8x1024x64xbf16>, %k: tensor<2x8x1024x64xbf16>, %v:
 // -----
 
 // Head dim 256: dK and dV of 64 keys would not fit a warpgroup's registers;
-// sm_90a takes the sm80 variant and says why.
+// two warpgroups share 64 keys, each with half of the head dims.
 // SM90-LABEL: func @hd256
-// SM90: config = #attn.backward_config<variant = "sm80", block_m = 64, block_n = 32, num_warps = 8, stages = 2>
-// REMARK: remark: backward variant sm90 needs head dims of 64 or 128 (whole 64-column swizzle blocks, dK and dV in registers), got 256/256; using backward variant sm80
-// REMARK-NOT: remark
+// SM90: config = #attn.backward_config<variant = "sm90", block_m = 64, block_n = 64, num_warps = 8, stages = 2>
 func.func @hd256(%q: tensor<1x4x512x256xbf16>, %k: tensor<1x4x512x256xbf16>, %v: tensor<1x4x512x256xbf16>,
     %o: tensor<1x4x512x256xbf16>, %do: tensor<1x4x512x256xbf16>, %lse: tensor<1x4x512xf32>) -> tensor<1x4x512x256xbf16> {
   %dq, %dk, %dv = attn.flash_bwd %q, %k, %v, %o, %do, %lse {scale = 0.0625 : f32}
@@ -66,4 +64,22 @@ func.func @hd256(%q: tensor<1x4x512x256xbf16>, %k: tensor<1x4x512x256xbf16>, %v:
         tensor<1x4x512x256xbf16>, tensor<1x4x512xf32>
       -> tensor<1x4x512x256xbf16>, tensor<1x4x512x256xbf16>, tensor<1x4x512x256xbf16>
   return %dq : tensor<1x4x512x256xbf16>
+}
+
+// -----
+
+// Head dim 192: neither one warpgroup per 64 keys (192 columns of dK and
+// dV) nor two (96: not whole 64-column blocks) serve; sm_90a takes the
+// sm80 variant and says why.
+// SM90-LABEL: func @hd192
+// SM90: config = #attn.backward_config<variant = "sm80", block_m = 64, block_n = 64, num_warps = 8, stages = 2>
+// REMARK: remark: backward variant sm90 has no tiles for head dims 192/192 on sm_90a (the config gives each 64 keys 1 warpgroup(s), which does not split head dims 192/192 into whole 64-column blocks of at most 128 columns of dK and dV each); using backward variant sm80
+// REMARK-NOT: remark
+func.func @hd192(%q: tensor<1x4x512x192xbf16>, %k: tensor<1x4x512x192xbf16>, %v: tensor<1x4x512x192xbf16>,
+    %o: tensor<1x4x512x192xbf16>, %do: tensor<1x4x512x192xbf16>, %lse: tensor<1x4x512xf32>) -> tensor<1x4x512x192xbf16> {
+  %dq, %dk, %dv = attn.flash_bwd %q, %k, %v, %o, %do, %lse {scale = 0.0625 : f32}
+      : tensor<1x4x512x192xbf16>, tensor<1x4x512x192xbf16>, tensor<1x4x512x192xbf16>, tensor<1x4x512x192xbf16>,
+        tensor<1x4x512x192xbf16>, tensor<1x4x512xf32>
+      -> tensor<1x4x512x192xbf16>, tensor<1x4x512x192xbf16>, tensor<1x4x512x192xbf16>
+  return %dq : tensor<1x4x512x192xbf16>
 }

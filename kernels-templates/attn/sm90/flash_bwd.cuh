@@ -1,15 +1,20 @@
 // Backward flash attention for sm_90a: wgmma products over cp.async tiles
 // in the 128-byte swizzle of sm90/flash_fwd.cuh (the same descriptors).
 //
-// FlashBackwardKV: a block owns kBlockN keys of one (batch, K/V head), a
-// warpgroup 64 of them, and sweeps the query tiles of every query head of
-// that K/V head, kBlockM rows at a time, through a kStages-deep cp.async
-// pipeline of Q, dO, logsumexp and D. Per query tile, each warpgroup:
-//   S^T = K Q^T, dP^T = V dO^T   (ss: K, Q, V, dO K-major)
+// FlashBackwardKV: a block owns kBlockN keys of one (batch, K/V head) and
+// sweeps the query tiles of every query head of that K/V head, kBlockM rows
+// at a time, through a kStages-deep cp.async pipeline of Q, dO, logsumexp
+// and D. kKeySplit warpgroups share each 64 keys of the block. Per query
+// tile, each warpgroup:
+//   S^T = K Q^T, dP^T = V dO^T   (ss: K, Q, V, dO K-major; its 64 keys by
+//                                 its 1 / kKeySplit of the query tile)
 //   P^T and dS^T element-wise, in the accumulators (keys as rows: the
 //                                 m16n8 layout of the sm80 kernel's warps)
-//   dV += P^T dO, dK += dS^T Q  (rs: P^T, dS^T packed from the
-//                                 accumulators; dO, Q MN-major)
+//   dV += P^T dO, dK += dS^T Q  (its 1 / kKeySplit of the head dims; with
+//                                 one warpgroup per 64 keys rs: P^T, dS^T
+//                                 packed from the accumulators; with two,
+//                                 ss: P^T and dS^T of the whole query tile
+//                                 from shared memory; dO, Q MN-major)
 // and, in the atomic mode, dS^T goes to shared memory for
 //   dQ / scale = dS K          (ss, both MN-major: dS^T [keys][queries]
 //                                 and K [keys][dims] as stored), each
@@ -19,8 +24,10 @@
 // The deterministic mode computes dQ with the sm80 Q-stationary kernel
 // (FlashBackwardQ below, on at most 64 keys per tile).
 //
-// Head dims are whole 64-column swizzle blocks up to 128 (dK and dV of 64
-// keys stay in registers); other shapes use the sm80 variant.
+// Head dims are whole 64-column swizzle blocks; a warpgroup keeps dK and dV
+// of its keys and head-dim slice in registers, at most 128 columns each, so
+// head dims up to 128 take one warpgroup per 64 keys and up to 256 two.
+// Other shapes use the sm80 variant.
 #pragma once
 #include "attn/sm80/flash_bwd.cuh"
 #include "attn/sm90/wgmma.cuh"
@@ -36,42 +43,79 @@ template <class C> struct FlashBackwardKV {
   static constexpr int kStages = C::kStages;
   static constexpr int kDimQK = C::kHeadDimQK, kDimV = C::kHeadDimV;
   static constexpr int kWarpgroups = C::kNumWarps / 4;
-  static constexpr int kSTiles = kBlockM / 8;
+  // Warpgroups per 64 keys; each takes kScoreCols queries of S^T and dP^T
+  // and a kSliceQK / kSliceV slice of dK / dV.
+  static constexpr int kKeySplit = kWarpgroups * 64 / kBlockN;
+  static constexpr int kScoreCols = kBlockM / kKeySplit;
+  static constexpr int kSliceQK = kDimQK / kKeySplit, kSliceV = kDimV / kKeySplit;
+  static constexpr int kSTiles = kScoreCols / 8;
   // dQ: warpgroups along the query tile's m64 tiles, then along the head
-  // dim in whole 64-column blocks.
+  // dim in whole 64-column blocks, one block's product at a time (its
+  // accumulators live beside dK and dV).
   static constexpr int kDqWarpgroupsM = kBlockM / 64;
   static constexpr int kDqWarpgroupsD = kWarpgroups / kDqWarpgroupsM;
   static constexpr int kDqCols = kDimQK / kDqWarpgroupsD;
+  static constexpr int kDqChunk = 64;
 
   static constexpr int kBytesK = 2 * kBlockN * kDimQK;
   static constexpr int kBytesV = 2 * kBlockN * kDimV;
   static constexpr int kBytesQ = 2 * kBlockM * kDimQK;
   static constexpr int kBytesDO = 2 * kBlockM * kDimV;
   static constexpr int kBytesDS = 2 * kBlockN * kBlockM;
+  static constexpr int kBytesP = kKeySplit > 1 ? kBytesDS : 0;
   // The slack lets the tiles start on the swizzle's 1024-byte period.
   static constexpr int kSharedBytes = kBytesK + kBytesV +
                                       kStages * (kBytesQ + kBytesDO) +
-                                      kBytesDS + 8 * kStages * kBlockM + 1024;
+                                      kBytesDS + kBytesP +
+                                      8 * kStages * kBlockM + 1024;
 
-  using ScoreProduct = Wgmma<typename C::Element, kBlockM>;
-  using DkProduct = Wgmma<typename C::Element, kDimQK>;
-  using DvProduct = Wgmma<typename C::Element, kDimV>;
-  using DqProduct = Wgmma<typename C::Element, kDqCols>;
+  using ScoreProduct = Wgmma<typename C::Element, kScoreCols>;
+  using DkProduct = Wgmma<typename C::Element, kSliceQK>;
+  using DvProduct = Wgmma<typename C::Element, kSliceV>;
+  using DqProduct = Wgmma<typename C::Element, kDqChunk>;
 
-  static_assert(C::kNumWarps % 4 == 0 && kBlockN == 16 * C::kNumWarps,
-                "each warpgroup owns 64 keys");
-  static_assert(kBlockM % 64 == 0 && kBlockM <= 256,
+  static_assert(C::kNumWarps % 4 == 0 && kBlockN % 64 == 0 &&
+                    kKeySplit * kBlockN == kWarpgroups * 64 &&
+                    (kKeySplit == 1 || kKeySplit == 2),
+                "one or two warpgroups per 64 keys");
+  static_assert(kBlockM % 64 == 0 && kBlockM <= 256 && kScoreCols % 16 == 0,
                 "query tiles are whole 64-column blocks of dS^T");
-  static_assert(kDimQK % 64 == 0 && kDimV % 64 == 0,
-                "head dims are whole 64-column swizzle blocks");
+  static_assert(kSliceQK % 64 == 0 && kSliceV % 64 == 0 && kSliceQK <= 128 &&
+                    kSliceV <= 128,
+                "a warpgroup's dK and dV slices are whole 64-column swizzle "
+                "blocks, at most 128 columns in registers");
   static_assert(kWarpgroups % kDqWarpgroupsM == 0 && kDqCols % 64 == 0,
                 "dQ: warpgroups split the queries in m64 tiles and the head "
                 "dim in 64-column blocks");
   static_assert(kStages == 1 || kStages == 2, "one or two Q/dO stages");
 
+  /// A warp's fragments of [keys][queries] scores (P^T or dS^T) to their
+  /// shared tile in the 128-byte swizzle: a register is two queries of one
+  /// key.
+  static __device__ __forceinline__ void
+  storeScores(u32 tile, int keyRow0, int col0,
+              const u32 (&a)[kScoreCols / 16][4]) {
+    const int lane = threadIdx.x % 32;
+#pragma unroll
+    for (int kk = 0; kk < kScoreCols / 16; ++kk)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        const int row = keyRow0 + lane / 4 + (r % 2) * 8;
+        const int col = col0 + kk * 16 + (r / 2) * 8 + (lane % 4) * 2;
+        const int chunk = col / 8;
+        const u32 address = tile + (chunk / 8) * (kBlockN * 128) + row * 128 +
+                            ((chunk ^ row) % 8) * 16 + (col % 8) * 2;
+        asm volatile("st.shared.b32 [%0], %1;" ::"r"(address), "r"(a[kk][r])
+                     : "memory");
+      }
+  }
+
   static __device__ void run(const FlashBwdParams &p, char *smemRaw) {
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int wg = warp / 4;
+    const int keyGroup = wg / kKeySplit, part = wg % kKeySplit;
+    const int keyRow0 = 64 * keyGroup + 16 * (warp % 4);
+    const int scoreCol0 = part * kScoreCols;
     const int dqm = wg % kDqWarpgroupsM, dqd = wg / kDqWarpgroupsM;
     const WorkTile block = backwardBlock</*kQueryTiles=*/false>();
     const int n0 = block.mBlock * kBlockN, hk = block.h, b = block.b;
@@ -80,7 +124,8 @@ template <class C> struct FlashBackwardKV {
     const u32 sK = (sharedAddress(smemRaw) + 1023) & ~1023u;
     const u32 sV = sK + kBytesK, sQ = sV + kBytesV;
     const u32 sDO = sQ + kStages * kBytesQ, sDS = sDO + kStages * kBytesDO;
-    float *sLse = reinterpret_cast<float *>(smemRaw + (sDS + kBytesDS -
+    const u32 sP = sDS + kBytesDS;
+    float *sLse = reinterpret_cast<float *>(smemRaw + (sP + kBytesP -
                                                        sharedAddress(smemRaw)));
     float *sDelta = sLse + kStages * kBlockM;
 
@@ -123,19 +168,19 @@ template <class C> struct FlashBackwardKV {
     // columns inside a 128-byte row and a whole 64-column block every 4
     // steps; MN-major ones 16 rows (2048 bytes) per 16-deep step, their
     // 64-column blocks `Rows * 128` bytes apart.
-    const u64 kRows = sharedDescriptor(sK + wg * 64 * 128, 16, 1024);
-    const u64 vRows = sharedDescriptor(sV + wg * 64 * 128, 16, 1024);
+    const u64 kRows = sharedDescriptor(sK + keyGroup * 64 * 128, 16, 1024);
+    const u64 vRows = sharedDescriptor(sV + keyGroup * 64 * 128, 16, 1024);
     const u64 kCols = sharedDescriptor(sK + dqd * (kDqCols / 64) * (kBlockN * 128),
                                        kBlockN * 128, 1024);
     const u64 dsCols = sharedDescriptor(sDS + dqm * (kBlockN * 128),
                                         kBlockN * 128, 1024);
 
-    float dk[kDimQK / 8][4], dv[kDimV / 8][4];
+    float dk[kSliceQK / 8][4], dv[kSliceV / 8][4];
     zeroFragments(dk);
     zeroFragments(dv);
 
-    // Each step's stage and dS^T are free once every warp is past the step
-    // before (its products waited for); cp.async wrote the tiles that
+    // Each step's stage, dS^T and P^T are free once every warp is past the
+    // step before (its products waited for); cp.async wrote the tiles that
     // wgmma reads through the async proxy, hence the fence.
     using Pipeline = StepPipeline<kStages>;
     Pipeline::start(steps, loadStep);
@@ -148,8 +193,8 @@ template <class C> struct FlashBackwardKV {
       const u32 q = sQ + stage * kBytesQ, dout = sDO + stage * kBytesDO;
       float s[kSTiles][4], dp[kSTiles][4];
       {
-        const u64 qRows = sharedDescriptor(q, 16, 1024);
-        const u64 doRows = sharedDescriptor(dout, 16, 1024);
+        const u64 qRows = sharedDescriptor(q + scoreCol0 * 128, 16, 1024);
+        const u64 doRows = sharedDescriptor(dout + scoreCol0 * 128, 16, 1024);
         wgmmaFence();
 #pragma unroll
         for (int kk = 0; kk < kDimQK / 16; ++kk) {
@@ -176,78 +221,101 @@ template <class C> struct FlashBackwardKV {
       }
 
       // P and dS, element by element; keys are rows, queries columns.
-      Scores::applyKeyRows(p, mask, kBlockM, n0, kBlockN, n0 + 16 * warp, 0,
-                           sLse + stage * kBlockM, sDelta + stage * kBlockM, s,
-                           dp);
+      Scores::applyKeyRows(p, mask, kBlockM, n0, kBlockN, n0 + keyRow0,
+                           scoreCol0, sLse + stage * kBlockM,
+                           sDelta + stage * kBlockM, s, dp);
 
       // P^T and dS^T as A fragments (k16 = 16 queries each).
-      u32 pA[kBlockM / 16][4], dsA[kBlockM / 16][4];
+      u32 pA[kScoreCols / 16][4], dsA[kScoreCols / 16][4];
 #pragma unroll
-      for (int kk = 0; kk < kBlockM / 16; ++kk) {
+      for (int kk = 0; kk < kScoreCols / 16; ++kk) {
         packP<Ops>(pA[kk], s, kk);
         packP<Ops>(dsA[kk], dp, kk);
       }
-      // dS^T to shared memory, [keys][queries] in the 128-byte swizzle: a
-      // fragment register is two queries of one key.
-      if (p.dq_accum) {
-#pragma unroll
-        for (int kk = 0; kk < kBlockM / 16; ++kk)
-#pragma unroll
-          for (int r = 0; r < 4; ++r) {
-            const int row = 16 * warp + lane / 4 + (r % 2) * 8;
-            const int col = kk * 16 + (r / 2) * 8 + (lane % 4) * 2;
-            const int chunk = col / 8;
-            const u32 address = sDS + (chunk / 8) * (kBlockN * 128) + row * 128 +
-                                ((chunk ^ row) % 8) * 16 + (col % 8) * 2;
-            asm volatile("st.shared.b32 [%0], %1;" ::"r"(address),
-                         "r"(dsA[kk][r])
-                         : "memory");
-          }
-      }
-
-      // dV += P^T dO and dK += dS^T Q over the tile's queries.
-      {
-        const u64 doCols = sharedDescriptor(dout, kBlockM * 128, 1024);
-        const u64 qCols = sharedDescriptor(q, kBlockM * 128, 1024);
-        wgmmaFence();
-#pragma unroll
-        for (int kk = 0; kk < kBlockM / 16; ++kk)
-          DvProduct::rs(dv, pA[kk], doCols + ((kk * 16 * 128) >> 4));
-#pragma unroll
-        for (int kk = 0; kk < kBlockM / 16; ++kk)
-          DkProduct::rs(dk, dsA[kk], qCols + ((kk * 16 * 128) >> 4));
-        wgmmaCommit();
-      }
-
-      if (p.dq_accum) {
-        // Every warpgroup's dS^T, written by the generic proxy, is read by
-        // wgmma.
+      // dS^T (and, shared by the warpgroups of the keys, P^T) to shared
+      // memory, [keys][queries].
+      if (kKeySplit > 1 || p.dq_accum)
+        storeScores(sDS, keyRow0, scoreCol0, dsA);
+      if constexpr (kKeySplit > 1) {
+        storeScores(sP, keyRow0, scoreCol0, pA);
+        // Every warpgroup's scores, written by the generic proxy, are read
+        // by wgmma.
         fenceSharedForAsyncProxy();
         __syncthreads();
-        float dq[kDqCols / 8][4];
+      }
+
+      // dV += P^T dO and dK += dS^T Q over the tile's queries, the
+      // warpgroup's slice of the head dims.
+      {
+        const u64 doCols = sharedDescriptor(
+            dout + part * (kSliceV / 64) * (kBlockM * 128), kBlockM * 128, 1024);
+        const u64 qCols = sharedDescriptor(
+            q + part * (kSliceQK / 64) * (kBlockM * 128), kBlockM * 128, 1024);
         wgmmaFence();
+        if constexpr (kKeySplit == 1) {
 #pragma unroll
-        for (int kk = 0; kk < kBlockN / 16; ++kk) {
-          const u32 step = (kk * 16 * 128) >> 4;
-          if (kk == 0)
-            DqProduct::template ss<0, /*kTransposed=*/1>(dq, dsCols + step, kCols + step);
-          else
-            DqProduct::template ss<1, /*kTransposed=*/1>(dq, dsCols + step, kCols + step);
+          for (int kk = 0; kk < kBlockM / 16; ++kk)
+            DvProduct::rs(dv, pA[kk], doCols + ((kk * 16 * 128) >> 4));
+#pragma unroll
+          for (int kk = 0; kk < kBlockM / 16; ++kk)
+            DkProduct::rs(dk, dsA[kk], qCols + ((kk * 16 * 128) >> 4));
+        } else {
+          const u64 pRows = sharedDescriptor(sP + keyGroup * 64 * 128, 16, 1024);
+          const u64 dsRows = sharedDescriptor(sDS + keyGroup * 64 * 128, 16, 1024);
+#pragma unroll
+          for (int kk = 0; kk < kBlockM / 16; ++kk) {
+            const u32 a = (kk / 4) * (kBlockN * 128) + (kk % 4) * 32;
+            DvProduct::template ss<1, 0, 1>(dv, pRows + (a >> 4),
+                                            doCols + ((kk * 16 * 128) >> 4));
+          }
+#pragma unroll
+          for (int kk = 0; kk < kBlockM / 16; ++kk) {
+            const u32 a = (kk / 4) * (kBlockN * 128) + (kk % 4) * 32;
+            DkProduct::template ss<1, 0, 1>(dk, dsRows + (a >> 4),
+                                            qCols + ((kk * 16 * 128) >> 4));
+          }
         }
         wgmmaCommit();
-        wgmmaWait<0>();
-        fenceAccumulators(dq);
-        const i64 row0 = (static_cast<i64>(b) * p.heads_q + mask.h) * p.seq_q;
+      }
+
+      if (p.dq_accum) {
+        if constexpr (kKeySplit == 1) {
+          // Every warpgroup's dS^T, written by the generic proxy, is read
+          // by wgmma.
+          fenceSharedForAsyncProxy();
+          __syncthreads();
+        }
 #pragma unroll
-        for (int t = 0; t < kDqCols / 8; ++t)
+        for (int c = 0; c < kDqCols / kDqChunk; ++c) {
+          const int col0 = dqd * kDqCols + c * kDqChunk;
+          float dq[kDqChunk / 8][4];
+          wgmmaFence();
 #pragma unroll
-          for (int half = 0; half < 2; ++half) {
-            const int row = m0 + dqm * 64 + 16 * (warp % 4) + lane / 4 + half * 8;
-            const int col = dqd * kDqCols + t * 8 + (lane % 4) * 2;
-            if (row < p.seq_q)
-              reduceAddPair(p.dq_accum + (row0 + row) * kDimQK + col,
-                            dq[t][2 * half], dq[t][2 * half + 1]);
+          for (int kk = 0; kk < kBlockN / 16; ++kk) {
+            const u32 step = (kk * 16 * 128) >> 4;
+            const u64 k = kCols + ((c * (kBlockN * 128)) >> 4) + step;
+            if (kk == 0)
+              DqProduct::template ss<0, 1>(dq, dsCols + step, k);
+            else
+              DqProduct::template ss<1, 1>(dq, dsCols + step, k);
           }
+          wgmmaCommit();
+          wgmmaWait<0>();
+          fenceAccumulators(dq);
+          // (Computed here, not live beside dK, dV and dQ during the product.)
+          const i64 row0 = (static_cast<i64>(b) * p.heads_q + mask.h) * p.seq_q;
+#pragma unroll
+          for (int j = 0; j < kDqChunk / 8; ++j)
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+              const int row =
+                  m0 + dqm * 64 + 16 * (warp % 4) + lane / 4 + half * 8;
+              const int col = col0 + j * 8 + (lane % 4) * 2;
+              if (row < p.seq_q)
+                reduceAddPair(p.dq_accum + (row0 + row) * kDimQK + col,
+                              dq[j][2 * half], dq[j][2 * half + 1]);
+            }
+        }
       } else {
         wgmmaWait<0>();
       }
@@ -256,7 +324,8 @@ template <class C> struct FlashBackwardKV {
     }
     waitAsync<0>();
 
-    storeKeyGradients<Ops, kDimQK, kDimV>(p, b, hk, n0 + 16 * warp, 0, 0, dk,
+    storeKeyGradients<Ops, kDimQK, kDimV>(p, b, hk, n0 + keyRow0,
+                                          part * kSliceQK, part * kSliceV, dk,
                                           dv);
   }
 };

@@ -93,24 +93,26 @@ __device__ __forceinline__ void fenceSharedForAsyncProxy() {
 #define ATTN_ACC_120 ATTN_ACC_112, ATTN_ACC8(112)
 #define ATTN_ACC_128 ATTN_ACC_120, ATTN_ACC8(120)
 
-/// d += A B for a 64 x N x 16 step. ss: A and B by descriptor, both K-major,
-/// or with kTransposed both MN-major (rows of A and of B along K, as the rs
-/// B operand); kScaleD = 0 overwrites d instead. rs: A from registers (an m16k16
-/// fragment per warp), B by descriptor, MN-major (rows of B along K).
+/// d += A B for a 64 x N x 16 step. ss: A and B by descriptor, K-major, or
+/// MN-major where kTransposeA / kTransposeB (rows of A and of B along K, as
+/// the rs B operand); kScaleD = 0 overwrites d instead. rs: A from registers
+/// (an m16k16 fragment per warp), B by descriptor, MN-major (rows of B along
+/// K).
 template <class E, int N> struct Wgmma;
 
 // I is the operand number after the N/2 accumulators.
 #define ATTN_DEFINE_WGMMA(TAG, TYPE, N, I, I1, I2, I3, I4, I5)                 \
   template <> struct Wgmma<TAG, N> {                                           \
-    template <int kScaleD, int kTransposed = 0>                                \
+    template <int kScaleD, int kTransposeA = 0, int kTransposeB = kTransposeA> \
     static __device__ __forceinline__ void ss(float (&d)[N / 8][4], u64 a,     \
                                               u64 b) {                         \
       asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #I2 ", 0;\n"           \
                    "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TYPE      \
                    "." TYPE " {" ATTN_REGS_##I "}, %" #I ", %" #I1             \
-                   ", p, 1, 1, %" #I3 ", %" #I3 ";\n}"                          \
+                   ", p, 1, 1, %" #I3 ", %" #I4 ";\n}"                          \
                    : ATTN_ACC_##I                                              \
-                   : "l"(a), "l"(b), "n"(kScaleD), "n"(kTransposed));          \
+                   : "l"(a), "l"(b), "n"(kScaleD), "n"(kTransposeA),           \
+                     "n"(kTransposeB));                                        \
     }                                                                          \
     static __device__ __forceinline__ void rs(float (&d)[N / 8][4],            \
                                               const u32 (&a)[4], u64 b) {      \

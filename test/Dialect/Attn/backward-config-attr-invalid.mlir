@@ -5,9 +5,9 @@ func.func private @f() attributes {c = #attn.backward_config<variant = "sm100", 
 
 // -----
 
-// The sm90 variant's tiles: a warpgroup per 64 keys.
-// expected-error @+1 {{block_n must be 16 * num_warps = 128 (64 keys per warpgroup), got 64}}
-func.func private @f() attributes {c = #attn.backward_config<variant = "sm90", block_m = 64, block_n = 64, num_warps = 8, stages = 2>}
+// The sm90 variant's tiles: one or two warpgroups per 64 keys.
+// expected-error @+1 {{block_n must be 64 keys per warpgroup or per two warpgroups (128 or 64), got 32}}
+func.func private @f() attributes {c = #attn.backward_config<variant = "sm90", block_m = 64, block_n = 32, num_warps = 8, stages = 2>}
 
 // -----
 
