@@ -467,8 +467,9 @@ int64_t sm90BackwardDqShared(const TileConfig &t, const OperandShape &s) {
 /// (bias, keep, score_mod) adds index arithmetic per query column. ptxas
 /// (sm_90a, CUDA 13) takes what it can for the exponentials in flight:
 /// 253-255 registers at 128 x 128 and head dim 64 and at 64 x 128 and 128,
-/// with element-wise work too; 217-226 at 64 x 64 and head dim 256 (two
-/// warpgroups per 64 keys), with a window, a bias and its gradient too.
+/// with element-wise work too; at head dim 256 (two warpgroups per 64 keys)
+/// 217-226 at 64 x 64 and 250-255 at 128 x 64, with a window, a bias and
+/// its gradient, or a score_mod too.
 int64_t sm90BackwardRegisters(const TileConfig &t, const OperandShape &s) {
   int64_t split = sm90BackwardKeySplit(t);
   int64_t accumulators = (s.headDimQK + s.headDimV) / (2 * split);
@@ -484,10 +485,13 @@ int64_t sm90BackwardDqRegisters(const TileConfig &t, const OperandShape &s) {
 /// Two warpgroups of 128 keys (Q and dO loaded once per 128 keys); query
 /// tiles of 128 at head dim 64, of 64 at 128; one warpgroup of 64 keys
 /// where element-wise work leaves too few registers for 128 x 128; two
-/// warpgroups sharing 64 keys for head dims over 128.
+/// warpgroups sharing 64 keys for head dims over 128, with query tiles of
+/// 128 in one stage (the most that fits shared memory: on the H200 +6% at
+/// hd256 S=4096 and 16k over 64-row tiles in two stages, -2% at S=1024
+/// causal; bench/NOTES.md step 36).
 std::vector<TileConfig> sm90BackwardCandidates(const OperandShape &) {
   return {{128, 128, 8, 2}, {64, 128, 8, 2}, {64, 128, 8, 1}, {64, 64, 4, 2},
-          {64, 64, 8, 2},   {64, 64, 8, 1}};
+          {128, 64, 8, 1},  {64, 64, 8, 2},  {64, 64, 8, 1}};
 }
 
 } // namespace

@@ -4,7 +4,7 @@
 // head dims of dK and dV (sm_90a)
 // RUN: attn-run --backward --check %s | FileCheck %s
 // RUN: attn-run --backward --check --deterministic %s | FileCheck %s
-// RUN: attn-run --backward --backward-variant=sm90 --backward-tiles=64x64x8x1 --check %s | FileCheck %s
+// RUN: attn-run --backward --backward-variant=sm90 --backward-tiles=64x64x8x2 --check %s | FileCheck %s
 // RUN: attn-run --backward --backward-variant=sm80 --check %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 // CHECK: check output 1 {{.*}} PASS

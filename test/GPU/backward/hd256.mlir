@@ -2,7 +2,7 @@
 // head dim 256, odd lengths (sm_90a: two warpgroups per 64 keys)
 // RUN: attn-run --backward --check %s | FileCheck %s
 // RUN: attn-run --backward --check --deterministic %s | FileCheck %s
-// RUN: attn-run --backward --backward-variant=sm90 --backward-tiles=64x64x8x1 --check %s | FileCheck %s
+// RUN: attn-run --backward --backward-variant=sm90 --backward-tiles=64x64x8x2 --check %s | FileCheck %s
 // RUN: attn-run --backward --backward-variant=sm80 --check %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 // CHECK: check output 1 {{.*}} PASS

@@ -4,6 +4,7 @@
 // 128 columns of dK and 64 of dV
 // RUN: attn-run --backward --check --bias-grad %s | FileCheck %s
 // RUN: attn-run --backward --check --bias-grad --deterministic %s | FileCheck %s
+// RUN: attn-run --backward --backward-variant=sm90 --backward-tiles=64x64x8x2 --check --bias-grad %s | FileCheck %s
 // RUN: attn-run --backward --backward-variant=sm80 --check --bias-grad %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 // CHECK: check output 1 {{.*}} PASS
