@@ -84,6 +84,9 @@ for step in "${steps[@]}"; do
            # entries past the cache (clamped) and lengths past the table.
            "serving/paged-decode|--splits=8" "serving/paged-page1" "serving/paged-page256|--splits=3"
            "serving/paged-page24|--splits=3" "serving/paged-hd72x64"
+           "serving/paged-hd128-page16|--variant=sm90 --block-m=64 --block-n=64 --num-warps=4 --stages=2 --splits=2"
+           "serving/paged-hd128-page16|--variant=sm90 --block-m=64 --block-n=128 --num-warps=4 --stages=3"
+           "serving/paged-page4-swizzle|--variant=sm90 --block-m=64 --block-n=64 --num-warps=4 --stages=2"
            "serving/paged-chunked-prefill|--variant=sm80"
            "serving/paged-table-clamped|--set-input=3:64,-3,0,900 --set-input=4:5,-1,7,2147483647,3,3,3,3,0,1,2,3,-2147483648,9,9,9"
            "serving/paged-table-clamped|--variant=sm80 --splits=2 --set-input=3:2147483647,64,33,17 --set-input=4:-7,10,11,-2147483648,2147483647,0,9,9,1,1,1,1,3,2,1,0")

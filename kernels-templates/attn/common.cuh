@@ -169,11 +169,12 @@ template <int Stride> struct PaddedLayout {
 };
 /// The 128-byte swizzle of wgmma and TMA: 64-column blocks of Rows rows of
 /// 128 bytes each, chunk c of row r stored at chunk c ^ (r % 8). Needs a
-/// 1024-byte aligned tile.
+/// 1024-byte aligned tile. Rows and chunks are never negative: bit masks,
+/// not the signed % the compiler cannot simplify where it cannot prove that.
 template <int Rows> struct Swizzle128Layout {
   static constexpr int kRowBytes = 128, kRowPeriod = 8;
   static __device__ __forceinline__ u32 offset(int row, int chunk) {
-    return (chunk / 8) * (Rows * 128) + row * 128 + ((chunk ^ row) % 8) * 16;
+    return (chunk >> 3) * (Rows * 128) + row * 128 + ((chunk ^ row) & 7) * 16;
   }
 };
 
@@ -217,30 +218,6 @@ __device__ __forceinline__ void loadTile(u32 smem, const u16 *gmem,
   }
 }
 
-/// Which (row, 16-byte chunk) of a [Rows][Cols] tile of 16-bit elements the
-/// j-th of a thread's kCopies cp.async copies fills, Threads threads taking
-/// the tile's chunks in row-major order (loadTile's order). A row at or past
-/// Rows means the thread has no j-th copy.
-template <int Rows, int Cols, int Threads> struct TileCopies {
-  static constexpr int kChunksPerRow = Cols / 8;
-  static constexpr int kCopies =
-      (Rows * kChunksPerRow + Threads - 1) / Threads;
-  /// Each thread keeps one chunk column, its rows kRowStep apart.
-  static constexpr bool kFixedChunk = Threads % kChunksPerRow == 0;
-  static __device__ __forceinline__ int row(int j) {
-    if constexpr (kFixedChunk)
-      return threadIdx.x / kChunksPerRow + j * (Threads / kChunksPerRow);
-    else
-      return (threadIdx.x + j * Threads) / kChunksPerRow;
-  }
-  static __device__ __forceinline__ int chunk(int j) {
-    if constexpr (kFixedChunk)
-      return threadIdx.x % kChunksPerRow;
-    else
-      return (threadIdx.x + j * Threads) % kChunksPerRow;
-  }
-};
-
 /// A sequence's page table (params.h): key n is row n % size of page
 /// table[n / size], the page clamped to [0, lastPage]. Page sizes that are
 /// powers of two (all that serving engines use) split keys by shift and
@@ -255,66 +232,93 @@ struct PageTable {
       : table(pages), size(pageSize), lastPage(numPages - 1),
         shift((pageSize & (pageSize - 1)) == 0 ? __ffs(pageSize) - 1 : -1) {}
   __device__ __forceinline__ int page(int n) const {
-    return min(max(table[shift >= 0 ? n >> shift : n / size], 0), lastPage);
+    return clamp(entry(n));
+  }
+  /// The table's entry for key n as stored: a load whose use can wait
+  /// (clamp it then), so that it is in flight while other work issues.
+  __device__ __forceinline__ int entry(int n) const {
+    return table[shift >= 0 ? n >> shift : n / size];
+  }
+  /// A table entry clamped to the cache: no read outside it.
+  __device__ __forceinline__ int clamp(int entry) const {
+    return min(max(entry, 0), lastPage);
   }
   __device__ __forceinline__ int rowInPage(int n) const {
     return shift >= 0 ? n & (size - 1) : n % size;
   }
-  /// f(split) with split(n) = {slot, row in page} by shift and mask or by
-  /// division: one branch for a whole unrolled loop of keys.
-  template <class F> __device__ __forceinline__ void bySplit(F &&f) const {
-    if (shift >= 0) {
-      const int s = shift, m = size - 1;
-      f([s, m](int n, int &slot, int &row) {
-        slot = n >> s;
-        row = n & m;
-      });
-    } else {
-      const int d = size;
-      f([d](int n, int &slot, int &row) {
-        slot = n / d;
-        row = n - slot * d;
-      });
-    }
-  }
 };
 
-/// The pages of the rows a thread copies of one key tile of a paged cache
-/// (rows first .. first + Rows - 1 of the sequence, those below rowsValid):
-/// looked up once per tile, every table read issued before any is used, so
-/// the copies wait for one round trip, not one per row. K and V tiles of
-/// the same keys and head dim copy the same rows, so V reuses K's lookup.
-template <int Rows, int Cols, int Threads> struct PagedTile {
-  using Copies = TileCopies<Rows, Cols, Threads>;
-  int first, rowsValid;
-  int page[Copies::kCopies];
-
-  __device__ __forceinline__ void lookUp(const PageTable &t, int firstKey,
-                                         int valid) {
-    first = firstKey;
-    rowsValid = valid;
-    t.bySplit([&](auto split) {
-#pragma unroll
-      for (int j = 0; j < Copies::kCopies; ++j) {
-        const int row = Copies::row(j);
-        int slot, inPage;
-        split(first + row, slot, inPage);
-        // Only rows the sequence has: the table holds their pages.
-        page[j] = row < Rows && row < valid
-                      ? min(max(t.table[slot], 0), t.lastPage)
-                      : 0;
-      }
-    });
-  }
-};
-
-/// A key tile of a paged cache (K or V: `cache` is the head's row 0 of page
-/// 0, strides of a page and a row) at the pages a PagedTile looked up.
-template <int Rows, int Cols, int Threads> struct PagedRows {
+/// A paged cache's key rows looked up one at a time (a RowSource of
+/// loadTileRows): for page sizes that PageByPage does not serve (not powers
+/// of two, which serving engines do not use), at a table round trip per
+/// row. `cache` is the head's row 0 of page 0; `first` the tile's first key.
+struct PagedRowLookup {
   const u16 *cache;
   i64 pageStride, rowStride;
   const PageTable &table;
-  const PagedTile<Rows, Cols, Threads> &tile;
+  int first;
+  __device__ __forceinline__ const u16 *row(int r) const {
+    const int n = first + r;
+    return cache + table.page(n) * pageStride +
+           static_cast<i64>(table.rowInPage(n)) * rowStride;
+  }
+};
+
+/// A key tile of a paged cache in pages of P keys, a compile-time size (the
+/// kernel switches on the runtime one) that divides the tile and is a
+/// multiple of the rows loadTile's copies step by: the copies are
+/// loadTile's (a chunk column per thread, rows kRowStep apart), and each
+/// copy's page and row in it are constants, so that a copy costs what a
+/// dense one does plus an add. `entries[e]` is the table entry of the
+/// tile's page e, read by the caller a tile ahead and clamped here.
+template <int Rows, int Threads, int P, int MaxPages> struct TilePages {
+  const u16 *cache;
+  i64 pageStride, rowStride;
+  const PageTable &table;
+  const int (&entries)[MaxPages];
+  int rowsValid;
+
+  /// Whether tiles of Cols columns can be copied so.
+  template <int Cols> static constexpr bool serves() {
+    constexpr int kChunksPerRow = Cols / 8;
+    return Threads % kChunksPerRow == 0 && Rows % P == 0 &&
+           Rows / P <= MaxPages && P % (Threads / kChunksPerRow) == 0;
+  }
+};
+
+/// A key tile of a paged cache copied page by page, where the pages divide
+/// the tile (every power-of-two page size up to the tile; `fits`): the
+/// Threads / (Rows / pageSize) threads of each page copy only its chunks, so
+/// that a thread needs one table entry per tile, not one per row it copies.
+/// `cache` is the head's row 0 of page 0; `entry` the table entry of the
+/// thread's page, read by the caller ahead of the copies and clamped here;
+/// `thread` the thread's place, computed once per block (`place`): its
+/// runtime divisions would otherwise run for every tile.
+template <int Rows, int Threads> struct PageByPage {
+  struct Place {
+    unsigned perPage;  // threads per page
+    unsigned page;     // the thread's page in the tile
+    unsigned local;    // the thread's index among its page's
+    unsigned pageRows; // the page size
+  };
+  const u16 *cache;
+  i64 pageStride, rowStride;
+  const PageTable &table;
+  const Place &thread;
+  int rowsValid, entry;
+
+  static __device__ __forceinline__ bool fits(const PageTable &t) {
+    return t.shift >= 0 && Rows % t.size == 0 &&
+           Threads % (Rows >> t.shift) == 0;
+  }
+  /// The thread's place where `fits` (zeros elsewhere).
+  static __device__ __forceinline__ Place place(const PageTable &t) {
+    if (!fits(t))
+      return {1, 0, 0, 0};
+    const unsigned perPage = Threads / (Rows >> t.shift);
+    return {perPage, threadIdx.x / perPage, threadIdx.x % perPage,
+            static_cast<unsigned>(t.size)};
+  }
 };
 
 /// Packed query rows (decode with GQA, mask.cuh): row r of the tile is
@@ -369,32 +373,94 @@ __device__ __forceinline__ void loadTileRows(u32 smem, const RowSource &src,
   }
 }
 
-/// loadTileRows for a paged cache's key tile: the pages come from the
-/// tile's lookup (PagedTile), so the copies are unrolled and issue back to
-/// back; rows at or past the lookup's rowsValid read as zero.
-template <class Layout, int Rows, int Cols, int Threads>
+/// loadTileRows for a paged cache's key tile in pages of a compile-time
+/// size (TilePages); rows at or past rowsValid read as zero.
+template <class Layout, int Rows, int Cols, int Threads, int P, int MaxPages>
 __device__ __forceinline__ void
-loadTileRows(u32 smem, const PagedRows<Rows, Cols, Threads> &src,
-             int /*rowsValid: the lookup's*/, int colsValid) {
-  using Copies = TileCopies<Rows, Cols, Threads>;
-  src.table.bySplit([&](auto split) {
+loadTileRows(u32 smem, const TilePages<Rows, Threads, P, MaxPages> &src,
+             int /*rowsValid: src's*/, int colsValid) {
+  static_assert(TilePages<Rows, Threads, P, MaxPages>::template serves<Cols>(),
+                "the caller checks serves()");
+  constexpr int kChunksPerRow = Cols / 8;
+  constexpr int kRowStep = Threads / kChunksPerRow;
+  const int row0 = threadIdx.x / kChunksPerRow;
+  const int chunk = threadIdx.x % kChunksPerRow;
+  const int bytes = 2 * min(max(colsValid - chunk * 8, 0), 8);
+  // Opaque per tile: the row offsets derive from it here, not hoisted out
+  // of the main loop and kept live for every page size the kernel serves.
+  i64 rowStride = src.rowStride;
+  asm volatile("" : "+l"(rowStride));
+  const u16 *thread = src.cache + row0 * rowStride + chunk * 8;
+  const i64 pageStep = kRowStep * rowStride;
 #pragma unroll
-    for (int j = 0; j < Copies::kCopies; ++j) {
-      const int row = Copies::row(j), chunk = Copies::chunk(j);
-      if (Copies::kCopies * Threads != Rows * Copies::kChunksPerRow &&
-          row >= Rows)
+  for (int i = 0; i < Rows / kRowStep; ++i) {
+    constexpr int kPerPage = P / kRowStep; // copies of a thread per page
+    const int row = row0 + i * kRowStep;
+    const bool valid = row < src.rowsValid && bytes > 0;
+    const u16 *from = thread +
+                      src.table.clamp(src.entries[i / kPerPage]) * src.pageStride +
+                      (i % kPerPage) * pageStep;
+    const u32 dst = kRowStep % Layout::kRowPeriod == 0
+                        ? smem + Layout::offset(row0, chunk) +
+                              i * kRowStep * Layout::kRowBytes
+                        : smem + Layout::offset(row, chunk);
+    copyAsync16(dst, valid ? from : src.cache, valid ? bytes : 0);
+  }
+}
+
+/// loadTileRows for a paged cache's key tile page by page (PageByPage): the
+/// thread's chunks of its page in order, kCopies of them (the tile's chunks
+/// over Threads); rows at or past rowsValid read as zero.
+template <class Layout, int Rows, int Cols, int Threads>
+__device__ __forceinline__ void loadTileRows(u32 smem,
+                                             const PageByPage<Rows, Threads> &src,
+                                             int /*rowsValid: src's*/,
+                                             int colsValid) {
+  constexpr int kChunksPerRow = Cols / 8;
+  constexpr int kCopies = (Rows * kChunksPerRow + Threads - 1) / Threads;
+  // Unsigned: the divisions by kChunksPerRow are shifts and masks.
+  unsigned perPage = src.thread.perPage, pageRows = src.thread.pageRows;
+  unsigned page = src.thread.page, local = src.thread.local;
+  // Opaque per tile: what derives from the place alone is recomputed here,
+  // not hoisted out of the main loop and kept live (a 64-bit offset per
+  // copy: ptxas spilled).
+  asm volatile("" : "+r"(perPage), "+r"(pageRows), "+r"(page), "+r"(local));
+  const int rowsValid = src.rowsValid - static_cast<int>(page * pageRows);
+  const u16 *base = src.cache + src.table.clamp(src.entry) * src.pageStride;
+  const unsigned pageRow = page * pageRows; // the page's first row in the tile
+  if (perPage % kChunksPerRow == 0) {
+    // Pages of at least Rows * kChunksPerRow / Threads rows (16-key pages
+    // and up at head dim 128): the thread keeps one chunk column and steps
+    // rows by a constant, as loadTile does.
+    const unsigned chunk = local % kChunksPerRow;
+    const unsigned row0 = local / kChunksPerRow, rowStep = perPage / kChunksPerRow;
+    const int bytes = 2 * min(max(colsValid - static_cast<int>(chunk) * 8, 0), 8);
+    const u16 *from = base + row0 * src.rowStride + chunk * 8;
+    const i64 fromStep = rowStep * src.rowStride;
+#pragma unroll
+    for (int j = 0; j < kCopies; ++j) {
+      const unsigned rowInPage = row0 + j * rowStep;
+      if (Rows * kChunksPerRow % Threads != 0 && rowInPage >= pageRows)
         break;
-      const int bytes = row < src.tile.rowsValid
-                            ? 2 * min(max(colsValid - chunk * 8, 0), 8)
-                            : 0;
-      int slot, inPage;
-      split(src.tile.first + row, slot, inPage);
-      const u16 *from = src.cache + src.tile.page[j] * src.pageStride +
-                        static_cast<i64>(inPage) * src.rowStride + chunk * 8;
-      copyAsync16(smem + Layout::offset(row, chunk),
-                  bytes > 0 ? from : src.cache, bytes);
+      const bool valid = static_cast<int>(rowInPage) < rowsValid && bytes > 0;
+      copyAsync16(smem + Layout::offset(pageRow + rowInPage, chunk),
+                  valid ? from + j * fromStep : src.cache, valid ? bytes : 0);
     }
-  });
+    return;
+  }
+#pragma unroll
+  for (int j = 0; j < kCopies; ++j) {
+    const unsigned c = local + j * perPage;
+    const unsigned rowInPage = c / kChunksPerRow, chunk = c % kChunksPerRow;
+    if (Rows * kChunksPerRow % Threads != 0 && rowInPage >= pageRows)
+      break;
+    const int bytes = static_cast<int>(rowInPage) < rowsValid
+                          ? 2 * min(max(colsValid - static_cast<int>(chunk) * 8, 0), 8)
+                          : 0;
+    const u16 *from = base + rowInPage * src.rowStride + chunk * 8;
+    copyAsync16(smem + Layout::offset(pageRow + rowInPage, chunk),
+                bytes > 0 ? from : src.cache, bytes);
+  }
 }
 
 /// ldmatrix from a 32-bit shared address: a per-thread base plus a

@@ -52,6 +52,40 @@ template <class C, class Mma> struct FlashForward {
   static constexpr int kRowsPerWarp = 16 * kMTiles;
   static constexpr TileOrder kOrder = tileOrderFor(Mask<C>::kPositional);
 
+  // Paged caches (see run): pages of 16 keys and up that divide the tile
+  // are copied as TilePages, with the tile's table entries in registers.
+  static constexpr int kThreads = C::kNumWarps * 32;
+  static constexpr int kMaxTilePages = kBlockN / 16 < 4 ? kBlockN / 16 : 4;
+  template <int P>
+  using TilePagesOf = TilePages<kBlockN, kThreads, P, kMaxTilePages>;
+  template <int P> static constexpr bool tilePagesServe() {
+    return P < kBlockN &&
+           TilePagesOf<P>::template serves<C::kHeadDimQK>() &&
+           TilePagesOf<P>::template serves<C::kHeadDimV>();
+  }
+  static constexpr bool kAnyTilePages = tilePagesServe<16>() ||
+                                        tilePagesServe<32>() ||
+                                        tilePagesServe<64>() ||
+                                        tilePagesServe<128>();
+  static constexpr int kPageEntries = kAnyTilePages ? kMaxTilePages : 1;
+  /// f(IntegralConstant<int, P>) where pageSize is a P that TilePages
+  /// serves (K and V); whether it was.
+  template <int P, class F>
+  static __device__ __forceinline__ bool tryTilePages(int pageSize, F &f) {
+    if constexpr (tilePagesServe<P>()) {
+      if (pageSize == P) {
+        f(IntegralConstant<int, P>{});
+        return true;
+      }
+    }
+    return false;
+  }
+  template <class F>
+  static __device__ __forceinline__ bool withTilePages(int pageSize, F &&f) {
+    return tryTilePages<16>(pageSize, f) || tryTilePages<32>(pageSize, f) ||
+           tryTilePages<64>(pageSize, f) || tryTilePages<128>(pageSize, f);
+  }
+
   static_assert(kRowsPerWarp * C::kNumWarps == kBlockM,
                 "the warps own the block's rows in whole m16 tiles");
   static_assert(kNTiles * 8 == kBlockN, "key tiles are whole n8 tiles");
@@ -91,25 +125,59 @@ template <class C, class Mma> struct FlashForward {
                    (C::kTransposeK ? mask.kStart() : mask.kStart() * p.k_strides[2]);
     const u16 *v = static_cast<const u16 *>(p.v) + kvBatch * p.v_strides[0] +
                    hk * p.v_strides[1] + mask.kStart() * p.v_strides[2];
-    // A paged cache: the pages of the rows each thread copies are looked up
-    // once per key tile, with K's copies (PagedTile); V of the same tile
-    // reuses them where its rows are copied alike (the same head dim). With
-    // V one tile behind K (kLag), V's copies go first in a group, while the
-    // lookup still holds the tile that K loaded in the group before.
-    constexpr int kThreads = C::kNumWarps * 32;
-    constexpr bool kValuesShareLookup = C::kHeadDimQK == C::kHeadDimV;
+    // Tiles run from the last key tile to the first, so that the diagonal
+    // (masked) tiles of a causal block come first.
+    auto tileStart = [&](int i) { return (tileEnd - 1 - i) * kBlockN; };
+
+    // A paged cache, by its page size (uniform over the launch):
+    // - pages holding whole tiles: one page per tile;
+    // - pages of 16 keys and up that divide the tile (TilePages): the
+    //   dense copies, each one's page a constant (the size a constant
+    //   too: the kernel switches on it);
+    // - other pages dividing the tile (PageByPage: 1-8 keys, ...): each
+    //   thread copies from one page of a tile;
+    // - others (24-key pages...): row by row (PagedRowLookup).
+    // But in the last, a tile's table entries are read a tile ahead, with
+    // the copies of the tile before, and have landed when its copies issue:
+    // waiting for the table at the copies cost a round trip per tile with
+    // one tile in flight. V of a tile reuses K's entries; with V one tile
+    // behind K (kLag), V's copies go first in a group, while the entries
+    // still hold the tile that K loaded in the group before.
+    using PageCopies = PageByPage<kBlockN, kThreads>;
     const PageTable pageTable(C::kPaged ? p.block_table + mask.b * p.table_stride
                                         : nullptr,
                               p.page_size, p.num_pages);
-    PagedTile<kBlockN, C::kHeadDimQK, kThreads> keyPages;
-    // Pages that hold whole tiles: the page of the last K tile, for its V.
-    // (Reading the next tile's page a group ahead cost ptxas 27 registers
-    // at head dim 64, a block per SM; the read is an L1 hit mostly.)
-    int pageOfK = 0;
-    // The keys [n0, n0 + kBlockN) of K (or V) into a stage: a tile of a
-    // paged cache through the sequence's pages (one page when page_size is
-    // a multiple of the tile).
-    auto loadKeys = [&](bool isK, int stage, int n0) {
+    const bool wholeTilePages = p.page_size % kBlockN == 0;
+    const bool tilePages =
+        !wholeTilePages && withTilePages(p.page_size, [](auto) {});
+    const bool pageByPage =
+        !wholeTilePages && !tilePages && PageCopies::fits(pageTable);
+    const typename PageCopies::Place pagePlace = PageCopies::place(pageTable);
+    // The first key of the thread's page in a tile (page by page).
+    const int pageKey = pageByPage ? pagePlace.page * p.page_size : 0;
+    // The table entries of K tile i's pages (those the thread copies from:
+    // one but with TilePages) and of tile i + 1's.
+    int pageEntries[kPageEntries], nextEntries[kPageEntries];
+#pragma unroll
+    for (int e = 0; e < kPageEntries; ++e)
+      pageEntries[e] = nextEntries[e] = 0;
+    auto readPageEntries = [&](int i) {
+      if constexpr (C::kPaged) {
+        if (i >= numTiles || !(wholeTilePages || tilePages || pageByPage))
+          return;
+        const int n0 = tileStart(i) + pageKey;
+        const int pages = tilePages ? kBlockN >> pageTable.shift : 1;
+#pragma unroll
+        for (int e = 0; e < kPageEntries; ++e) {
+          const int key = n0 + e * p.page_size;
+          if (e < pages && key < mask.kvEnd)
+            nextEntries[e] = pageTable.entry(key);
+        }
+      }
+    };
+    // Tile i's keys [n0, n0 + kBlockN) of K (or V) into a stage.
+    auto loadKeys = [&](bool isK, int stage, int i) {
+      const int n0 = tileStart(i);
       const u16 *rows = isK ? k : v;
       const i64 *strides = isK ? p.k_strides : p.v_strides;
       const int valid = mask.kvEnd - n0;
@@ -119,52 +187,55 @@ template <class C, class Mma> struct FlashForward {
                     strides[2], valid);
         else
           mma.loadV(stage, rows + n0 * strides[2], strides[2], valid);
-      } else if (p.page_size % kBlockN == 0) {
-        if (isK)
-          pageOfK = pageTable.page(n0);
-        const u16 *base = rows + pageOfK * strides[0] +
-                          pageTable.rowInPage(n0) * strides[2];
-        if (isK)
-          mma.loadK(stage, base, strides[2], valid);
-        else
-          mma.loadV(stage, base, strides[2], valid);
-      } else if (isK) {
-        keyPages.lookUp(pageTable, n0, valid);
-        mma.loadKRows(stage,
-                      PagedRows<kBlockN, C::kHeadDimQK, kThreads>{
-                          rows, strides[0], strides[2], pageTable, keyPages},
-                      valid);
-      } else if constexpr (kValuesShareLookup) {
-        mma.loadVRows(stage,
-                      PagedRows<kBlockN, C::kHeadDimV, kThreads>{
-                          rows, strides[0], strides[2], pageTable, keyPages},
-                      valid);
       } else {
-        PagedTile<kBlockN, C::kHeadDimV, kThreads> valuePages;
-        valuePages.lookUp(pageTable, n0, valid);
-        mma.loadVRows(stage,
-                      PagedRows<kBlockN, C::kHeadDimV, kThreads>{
-                          rows, strides[0], strides[2], pageTable, valuePages},
-                      valid);
+        auto load = [&](const auto &src) {
+          if (isK)
+            mma.loadKRows(stage, src, valid);
+          else
+            mma.loadVRows(stage, src, valid);
+        };
+        if (isK) {
+#pragma unroll
+          for (int e = 0; e < kPageEntries; ++e)
+            pageEntries[e] = nextEntries[e];
+          readPageEntries(i + 1);
+        }
+        if (wholeTilePages) {
+          const u16 *base = rows + pageTable.clamp(pageEntries[0]) * strides[0] +
+                            pageTable.rowInPage(n0) * strides[2];
+          if (isK)
+            mma.loadK(stage, base, strides[2], valid);
+          else
+            mma.loadV(stage, base, strides[2], valid);
+        } else if (tilePages) {
+          withTilePages(p.page_size, [&](auto size) {
+            using Pages = TilePagesOf<decltype(size)::value>;
+            load(Pages{rows, strides[0], strides[2], pageTable, pageEntries,
+                       valid});
+          });
+        } else if (pageByPage) {
+          load(PageCopies{rows, strides[0], strides[2], pageTable, pagePlace,
+                          valid, pageEntries[0]});
+        } else {
+          load(PagedRowLookup{rows, strides[0], strides[2], pageTable, n0});
+        }
       }
     };
 
-    // Tiles run from the last key tile to the first, so that the diagonal
-    // (masked) tiles of a causal block come first.
-    auto tileStart = [&](int i) { return (tileEnd - 1 - i) * kBlockN; };
     // cp.async group g: K of tile g and V of tile g - kLag (Q joins group 0).
-    // Paged with a lag, V_{g-1} goes first: it reuses K_{g-1}'s lookup.
+    // Paged with a lag, V_{g-1} goes first: it reuses K_{g-1}'s entries.
     auto loadGroup = [&](int g) {
       constexpr bool kValuesFirst = C::kPaged && kLag > 0;
       if (kValuesFirst && g >= kLag && g - kLag < numTiles)
-        loadKeys(false, (g - kLag) % kStages, tileStart(g - kLag));
+        loadKeys(false, (g - kLag) % kStages, g - kLag);
       if (g < numTiles)
-        loadKeys(true, g % kStages, tileStart(g));
+        loadKeys(true, g % kStages, g);
       if (!kValuesFirst && g >= kLag && g - kLag < numTiles)
-        loadKeys(false, (g - kLag) % kStages, tileStart(g - kLag));
+        loadKeys(false, (g - kLag) % kStages, g - kLag);
       commitAsync();
     };
 
+    readPageEntries(0);
     if (C::kPackGroup > 1)
       mma.loadQRows(PackedQueryRows<C::kPackGroup>{q, p.q_strides[1],
                                                    p.q_strides[2], mask.m0},

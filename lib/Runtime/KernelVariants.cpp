@@ -131,10 +131,12 @@ int64_t sm90Shared(const TileConfig &t, const OperandShape &s) {
 /// (ptxas 13.0: head dim 256 with a score_mod spilled at 64 x 64 with 24
 /// counted, head dim 128 with a score_mod 56 bytes at 128 x 128 with 24
 /// counted once the softmax kept four partial maxima and sums). The
-/// per-tile lookup (common.cuh's PagedTile) measured +16 at head dim 128
-/// (64 x 64, 8 pages a thread) and +31 at 256 (16) without a score_mod,
-/// but 24 counted for it let head dim 128 with a score_mod spill 12 bytes
-/// at 128 x 128 with eight warps: 40 stays.
+/// copies of common.cuh (TilePages with its entries a tile ahead,
+/// PageByPage, PagedRowLookup, all in one kernel) measured +18 at head dim
+/// 128 (64 x 64), +26 at head dim 64 (64 x 128) and +41 at 256 (64 x 64)
+/// without a score_mod; 24 counted for the per-row lookups before them let
+/// head dim 128 with a score_mod spill 12 bytes at 128 x 128 with eight
+/// warps: 40 stays.
 int64_t sm90Registers(const TileConfig &t, const OperandShape &s) {
   return t.blockN / 2 + t.blockN / 4 + s.headDimV / 2 + 40 +
          (s.elementwise ? 16 : 0) + (s.paged ? 40 : 0);

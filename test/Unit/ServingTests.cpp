@@ -418,8 +418,9 @@ std::string packedDecode(int tokens, const std::string &mask) {
 }
 
 TEST(Paged, TheRegisterModelKeepsWgmmaFromSpilling) {
-  // The page lookups (common.cuh's PagedTile) cost the wgmma kernel about
-  // 40 registers with a score_mod: counted lower, head dim 128 with a
+  // A paged cache's copies (common.cuh's TilePages, PageByPage) cost the
+  // wgmma kernel about 40 registers with a score_mod: counted lower (with
+  // the per-row lookups that preceded them), head dim 128 with a
   // score_mod took 128 x 128 tiles with eight warps and spilled 12 bytes
   // (test/Python/varlen-mlir.test), and head dim 256 (16 pages a thread
   // at 64 x 64) has none to spare.

@@ -116,7 +116,8 @@ template <class C> struct Mma {
   }
 
   /// K and V rows of one stage at any addresses (a paged cache's
-  /// PagedRows; K untransposed); keys >= keysValid read as zero.
+  /// PageByPage or PagedRowLookup; K untransposed); keys >= keysValid read
+  /// as zero.
   template <class RowSource>
   __device__ __forceinline__ void loadKRows(int stage, const RowSource &rows,
                                             int keysValid) {

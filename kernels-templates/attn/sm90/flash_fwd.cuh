@@ -70,7 +70,7 @@ template <class C> struct Mma {
   }
 
   /// K and V rows of one stage at any addresses (a paged cache's
-  /// PagedRows); keys >= keysValid read as zero.
+  /// PageByPage or PagedRowLookup); keys >= keysValid read as zero.
   template <class RowSource>
   __device__ __forceinline__ void loadKRows(int stage, const RowSource &rows,
                                             int keysValid) {
