@@ -178,6 +178,31 @@ template <int Rows> struct Swizzle128Layout {
   }
 };
 
+/// The shared-memory addresses of a thread's copies whose rows are row0 +
+/// i * RowStep (one chunk column): a Layout's offsets repeat every
+/// kRowPeriod rows, so copy i is at one of kPhases addresses (the first
+/// period's) plus whole periods, a constant. Serves row steps that are
+/// multiples or divisors of the period (`kServes`): rows 4 apart under the
+/// 128-byte swizzle (head dim 256, four warps) take two addresses instead
+/// of the swizzle's arithmetic per copy.
+template <class Layout, int RowStep> struct RowSteps {
+  static constexpr bool kServes = RowStep % Layout::kRowPeriod == 0 ||
+                                  Layout::kRowPeriod % RowStep == 0;
+  static constexpr int kPhases = !kServes || RowStep % Layout::kRowPeriod == 0
+                                    ? 1
+                                    : Layout::kRowPeriod / RowStep;
+  u32 base[kPhases];
+  __device__ __forceinline__ RowSteps(u32 smem, int row0, int chunk) {
+#pragma unroll
+    for (int ph = 0; ph < kPhases; ++ph)
+      base[ph] = smem + Layout::offset(row0 + ph * RowStep, chunk);
+  }
+  __device__ __forceinline__ u32 at(int i) const {
+    return base[i % kPhases] +
+           (i / kPhases) * kPhases * RowStep * Layout::kRowBytes;
+  }
+};
+
 /// Copies a [Rows][Cols] tile of 16-bit elements to shared memory at `smem`
 /// (laid out by Layout) in 16-byte chunks with cp.async, Threads threads
 /// sharing the work; rows >= rowsValid and columns >= colsValid read as zero.
@@ -188,13 +213,13 @@ __device__ __forceinline__ void loadTile(u32 smem, const u16 *gmem,
   constexpr int kChunksPerRow = Cols / 8;
   constexpr int kRowStep = Threads / kChunksPerRow;
   if constexpr (Threads % kChunksPerRow == 0 &&
-                kRowStep % Layout::kRowPeriod == 0) {
+                RowSteps<Layout, kRowStep>::kServes) {
     // Each thread keeps one chunk column: one address computation, then
     // constant row steps (no per-chunk 64-bit addresses held in registers).
     const int row0 = threadIdx.x / kChunksPerRow;
     const int chunk = threadIdx.x % kChunksPerRow;
     const int bytes = 2 * min(max(colsValid - chunk * 8, 0), 8);
-    const u32 dst = smem + Layout::offset(row0, chunk);
+    const RowSteps<Layout, kRowStep> dst(smem, row0, chunk);
     const u16 *src = gmem + row0 * rowStride + chunk * 8;
     const i64 srcStep = kRowStep * rowStride;
 #pragma unroll
@@ -203,8 +228,8 @@ __device__ __forceinline__ void loadTile(u32 smem, const u16 *gmem,
       if (Rows % kRowStep != 0 && row >= Rows)
         break;
       const bool valid = row < rowsValid && bytes > 0;
-      copyAsync16(dst + i * kRowStep * Layout::kRowBytes,
-                  valid ? src + i * srcStep : gmem, valid ? bytes : 0);
+      copyAsync16(dst.at(i), valid ? src + i * srcStep : gmem,
+                  valid ? bytes : 0);
     }
   } else {
 #pragma unroll
@@ -392,6 +417,7 @@ loadTileRows(u32 smem, const TilePages<Rows, Threads, P, MaxPages> &src,
   asm volatile("" : "+l"(rowStride));
   const u16 *thread = src.cache + row0 * rowStride + chunk * 8;
   const i64 pageStep = kRowStep * rowStride;
+  const RowSteps<Layout, kRowStep> steps(smem, row0, chunk);
 #pragma unroll
   for (int i = 0; i < Rows / kRowStep; ++i) {
     constexpr int kPerPage = P / kRowStep; // copies of a thread per page
@@ -400,9 +426,8 @@ loadTileRows(u32 smem, const TilePages<Rows, Threads, P, MaxPages> &src,
     const u16 *from = thread +
                       src.table.clamp(src.entries[i / kPerPage]) * src.pageStride +
                       (i % kPerPage) * pageStep;
-    const u32 dst = kRowStep % Layout::kRowPeriod == 0
-                        ? smem + Layout::offset(row0, chunk) +
-                              i * kRowStep * Layout::kRowBytes
+    const u32 dst = RowSteps<Layout, kRowStep>::kServes
+                        ? steps.at(i)
                         : smem + Layout::offset(row, chunk);
     copyAsync16(dst, valid ? from : src.cache, valid ? bytes : 0);
   }
