@@ -112,6 +112,9 @@ def main():
                     help="only the decode table of KV caches (bench/serving.py): q = 1 to 16, GB/s and %% of HBM")
     ap.add_argument("--paged", action="store_true", help="the decode table with paged caches (pages of 16 and 64)")
     ap.add_argument("--varlen", action="store_true", help="ragged prefill beside dense prefill of the same tokens")
+    ap.add_argument("--graphs", action="store_true",
+                    help="decode table: time CUDA-graph replays of each call (as serving engines run decode), "
+                         "not direct calls, whose host time dominates small batches")
     ap.add_argument("--decode-tiles", action="store_true",
                     help="decode with each forced tile configuration beside the model's (bench/serving.py)")
     ap.add_argument("--backward", action="store_true",
