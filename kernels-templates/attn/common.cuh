@@ -219,17 +219,21 @@ __device__ __forceinline__ void loadTile(u32 smem, const u16 *gmem,
     const int row0 = threadIdx.x / kChunksPerRow;
     const int chunk = threadIdx.x % kChunksPerRow;
     const int bytes = 2 * min(max(colsValid - chunk * 8, 0), 8);
-    const RowSteps<Layout, kRowStep> dst(smem, row0, chunk);
+    const u32 dst = smem + Layout::offset(row0, chunk);
     const u16 *src = gmem + row0 * rowStride + chunk * 8;
     const i64 srcStep = kRowStep * rowStride;
+    // Rows stepping less than the layout's period: RowSteps' phases.
+    const RowSteps<Layout, kRowStep> steps(smem, row0, chunk);
 #pragma unroll
     for (int i = 0; i < (Rows + kRowStep - 1) / kRowStep; ++i) {
       const int row = row0 + i * kRowStep;
       if (Rows % kRowStep != 0 && row >= Rows)
         break;
       const bool valid = row < rowsValid && bytes > 0;
-      copyAsync16(dst.at(i), valid ? src + i * srcStep : gmem,
-                  valid ? bytes : 0);
+      copyAsync16(kRowStep % Layout::kRowPeriod == 0
+                      ? dst + i * kRowStep * Layout::kRowBytes
+                      : steps.at(i),
+                  valid ? src + i * srcStep : gmem, valid ? bytes : 0);
     }
   } else {
 #pragma unroll
@@ -426,7 +430,10 @@ loadTileRows(u32 smem, const TilePages<Rows, Threads, P, MaxPages> &src,
     const u16 *from = thread +
                       src.table.clamp(src.entries[i / kPerPage]) * src.pageStride +
                       (i % kPerPage) * pageStep;
-    const u32 dst = RowSteps<Layout, kRowStep>::kServes
+    const u32 dst = kRowStep % Layout::kRowPeriod == 0
+                        ? smem + Layout::offset(row0, chunk) +
+                              i * kRowStep * Layout::kRowBytes
+                    : RowSteps<Layout, kRowStep>::kServes
                         ? steps.at(i)
                         : smem + Layout::offset(row, chunk);
     copyAsync16(dst, valid ? from : src.cache, valid ? bytes : 0);
