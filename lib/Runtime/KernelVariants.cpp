@@ -195,19 +195,24 @@ std::string sm90wsOperands(const OperandShape &s) {
 }
 
 /// Q, `stages` K and V tiles in 64-column swizzle blocks, 1024 bytes to
-/// align them, the mbarriers (Q full/empty, per stage K and V full/empty,
-/// per work-tile slot full/empty) and two 32-byte work-tile slots, 16-byte
-/// aligned; and, where it fits beside them, the output tile staged for a
-/// TMA store (flash_fwd_ws.cuh's kStagesOutput).
+/// align them, the mbarriers (Q full/empty per Q buffer, per stage K and V
+/// full/empty, per work-tile slot full/empty) and two 32-byte work-tile
+/// slots, 16-byte aligned; and what fits beside them, first the output tile
+/// staged for a TMA store, then a second Q buffer with one or two consumers
+/// (flash_fwd_ws.cuh's kStagesOutput and kQBuffers).
 int64_t sm90wsShared(const TileConfig &t, const OperandShape &s) {
   const int64_t blocksQK = (s.headDimQK + 63) / 64, blocksV = (s.headDimV + 63) / 64;
-  constexpr int64_t tileSlots = 2;
-  const int64_t barriers = 8 * (2 + 4 * t.stages + 2 * tileSlots);
-  const int64_t unstaged = 1024 + 128 * blocksQK * t.blockM +
-                           t.stages * 128 * t.blockN * (blocksQK + blocksV) +
-                           (barriers + 15) / 16 * 16 + 32 * tileSlots;
-  const int64_t output = 128 * blocksV * t.blockM;
-  return unstaged + output <= kMaxSharedSm90 ? unstaged + output : unstaged;
+  auto bytes = [&](int64_t qBuffers, bool stagedOutput) {
+    constexpr int64_t tileSlots = 2;
+    const int64_t barriers = 8 * (2 * qBuffers + 4 * t.stages + 2 * tileSlots);
+    return 1024 + qBuffers * 128 * blocksQK * t.blockM +
+           t.stages * 128 * t.blockN * (blocksQK + blocksV) +
+           (stagedOutput ? 128 * blocksV * t.blockM : 0) +
+           (barriers + 15) / 16 * 16 + 32 * tileSlots;
+  };
+  const bool stagedOutput = bytes(1, true) <= kMaxSharedSm90;
+  const bool twoQ = wsConsumers(t) < 3 && bytes(2, stagedOutput) <= kMaxSharedSm90;
+  return bytes(twoQ ? 2 : 1, stagedOutput);
 }
 
 /// A consumer thread's S (blockN / 2), the packed P of the previous tile

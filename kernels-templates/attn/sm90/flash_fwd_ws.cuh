@@ -19,9 +19,11 @@
 // own rings: within the producer's 24 registers more would spill.)
 //
 // Shared memory (1024-byte aligned, every tile in 128-byte-swizzled blocks
-// of 64 columns, as TMA writes them and wgmma reads them): Q, kStages K and
-// V stages, then the barriers and the tile slots. Mask, softmax and epilogue are the shared
-// components; tiles past seq_q / seq_kv read as zeros (TMA fills them).
+// of 64 columns, as TMA writes them and wgmma reads them): Q (two buffers
+// where they fit, so that the next tile's Q loads during this tile), kStages
+// K and V stages, the staged output where it fits, then the barriers and the
+// tile slots. Mask, softmax and epilogue are the shared components; tiles
+// past seq_q / seq_kv read as zeros (TMA fills them).
 //
 // The configuration C is the cp.async kernel's (see flash_fwd.cuh), with
 // kNumWarps = 4 * (kConsumers + 1) and kBlockM = 64 * kConsumers.
@@ -51,23 +53,33 @@ template <class C> struct FlashForwardWS {
   static constexpr int kBytesV = kBlockN * 128 * kBlocksV;
   // Work-tile slots between producer and consumers.
   static constexpr int kTileSlots = 2;
-  // qFull, qEmpty, then kFull, kEmpty, vFull, vEmpty per stage, then
-  // tileFull, tileEmpty per slot.
-  static constexpr int kBarriers = 2 + 4 * kStages + 2 * kTileSlots;
   static constexpr int kSlotBytes = 32; // a Tile
-  // The slots after the barriers, 16-byte aligned for vector accesses.
-  static constexpr int kSlotsOffset = (8 * kBarriers + 15) / 16 * 16;
-  static constexpr int kSharedBytesUnstaged =
-      1024 + kBytesQ + kStages * (kBytesK + kBytesV) + kSlotsOffset +
-      kSlotBytes * kTileSlots;
-  // The output staged in shared memory for a TMA store (swizzled like Q),
-  // where it fits beside the rings (KernelVariants.cpp's sm90wsShared
-  // decides the same); otherwise each thread stores its accumulators.
+  // What shared memory holds beyond one Q buffer, the rings and the staged
+  // output: the barriers (qFull, qEmpty per Q buffer; kFull, kEmpty, vFull,
+  // vEmpty per stage; tileFull, tileEmpty per slot) and the slots after
+  // them, 16-byte aligned for vector accesses.
+  static constexpr int barrierCount(int qBuffers) {
+    return 2 * qBuffers + 4 * kStages + 2 * kTileSlots;
+  }
+  static constexpr int slotsOffset(int qBuffers) {
+    return (8 * barrierCount(qBuffers) + 15) / 16 * 16;
+  }
+  static constexpr int sharedBytes(int qBuffers, bool stagedOutput) {
+    return 1024 + qBuffers * kBytesQ + kStages * (kBytesK + kBytesV) +
+           (stagedOutput ? kBlockM * 128 * kBlocksV : 0) +
+           slotsOffset(qBuffers) + kSlotBytes * kTileSlots;
+  }
+  // What fits beside the rings, first the output staged in shared memory
+  // for a TMA store (swizzled like Q; otherwise each thread stores its
+  // accumulators), then a second Q buffer, with one or two consumers
+  // (within three consumers' 160 registers the buffer's address per tile
+  // spills). KernelVariants.cpp's sm90wsShared decides the same.
   static constexpr int kBytesO = kBlockM * 128 * kBlocksV;
-  static constexpr bool kStagesOutput =
-      kSharedBytesUnstaged + kBytesO <= kMaxSharedSm90;
-  static constexpr int kSharedBytes =
-      kSharedBytesUnstaged + (kStagesOutput ? kBytesO : 0);
+  static constexpr bool kStagesOutput = sharedBytes(1, true) <= kMaxSharedSm90;
+  static constexpr int kQBuffers =
+      kConsumers < 3 && sharedBytes(2, kStagesOutput) <= kMaxSharedSm90 ? 2 : 1;
+  static constexpr int kSlotsOffset = slotsOffset(kQBuffers);
+  static constexpr int kSharedBytes = sharedBytes(kQBuffers, kStagesOutput);
   // Named barriers: 0 is __syncthreads, 1 + w the consumers' turns, then
   // one per consumer for its staged output.
   static constexpr int kOutputBarrier = 1 + kConsumers;
@@ -104,28 +116,32 @@ template <class C> struct FlashForwardWS {
     u32 q, k, v, o, bars;
     __device__ __forceinline__ explicit Layout(char *smem) {
       q = (sharedAddress(smem) + 1023) & ~1023u;
-      k = q + kBytesQ;
+      k = q + kQBuffers * kBytesQ;
       v = k + kStages * kBytesK;
       o = v + kStages * kBytesV;
       bars = o + (kStagesOutput ? kBytesO : 0);
     }
-    __device__ __forceinline__ u32 qFull() const { return bars; }
-    __device__ __forceinline__ u32 qEmpty() const { return bars + 8; }
-    __device__ __forceinline__ u32 kFull(int s) const { return bars + 16 + 8 * s; }
+    __device__ __forceinline__ u32 qBuffer(int b) const { return q + b * kBytesQ; }
+    __device__ __forceinline__ u32 qFull(int b) const { return bars + 8 * b; }
+    __device__ __forceinline__ u32 qEmpty(int b) const {
+      return bars + 8 * (kQBuffers + b);
+    }
+    static constexpr int kRings = 16 * kQBuffers; // after the Q barriers
+    __device__ __forceinline__ u32 kFull(int s) const { return bars + kRings + 8 * s; }
     __device__ __forceinline__ u32 kEmpty(int s) const {
-      return bars + 16 + 8 * (kStages + s);
+      return bars + kRings + 8 * (kStages + s);
     }
     __device__ __forceinline__ u32 vFull(int s) const {
-      return bars + 16 + 8 * (2 * kStages + s);
+      return bars + kRings + 8 * (2 * kStages + s);
     }
     __device__ __forceinline__ u32 vEmpty(int s) const {
-      return bars + 16 + 8 * (3 * kStages + s);
+      return bars + kRings + 8 * (3 * kStages + s);
     }
     __device__ __forceinline__ u32 tileFull(int s) const {
-      return bars + 16 + 8 * (4 * kStages + s);
+      return bars + kRings + 8 * (4 * kStages + s);
     }
     __device__ __forceinline__ u32 tileEmpty(int s) const {
-      return bars + 16 + 8 * (4 * kStages + kTileSlots + s);
+      return bars + kRings + 8 * (4 * kStages + kTileSlots + s);
     }
     __device__ __forceinline__ u32 tileSlot(int s) const {
       return bars + kSlotsOffset + kSlotBytes * s;
@@ -141,6 +157,7 @@ template <class C> struct FlashForwardWS {
     __device__ __forceinline__ void advance() { ++count; }
   };
   using Ring = RingOf<kStages>;
+  using QRing = RingOf<kQBuffers>;
 
   /// A work tile's coordinates and its key tiles [begin, end); end -1: no
   /// more work.
@@ -239,20 +256,19 @@ template <class C> struct FlashForwardWS {
       if (t.end < 0)
         break;
       if (!kLoadsV) {
-        // One Q per tile: the parity of its use is that of the tiles taken
-        // before, which the ring of two slots holds. Q of the previous tile
-        // is free once every consumer finished its last S (the first wait
-        // passes: a fresh barrier's phase 1).
-        static_assert(kTileSlots == 2, "the Q phase is the slot's");
-        const u32 qPhase = slots.stage() ^ 1;
-        barrierWait(smem.qEmpty(), qPhase ^ 1);
-        barrierExpectBytes(smem.qFull(), kBytesQ);
+        // One Q per tile, in the buffers' ring by the count of tiles taken
+        // (the slots' count, already advanced past this one). A buffer is
+        // free once every consumer finished its last S there (the first
+        // wait on each passes: a fresh barrier's phase 1).
+        const QRing q{slots.count - 1};
+        barrierWait(smem.qEmpty(q.stage()), q.phase() ^ 1);
+        barrierExpectBytes(smem.qFull(q.stage()), kBytesQ);
         // Rolled loops: unrolled, ptxas keeps every block's address live
         // and spills within the producer's 24 registers.
 #pragma unroll 1
         for (int j = 0; j < kBlocksQK; ++j)
-          tmaLoad4d(smem.q + j * kBlockM * 128, &maps.q, smem.qFull(), 64 * j,
-                    t.m0, t.h, t.b);
+          tmaLoad4d(smem.qBuffer(q.stage()) + j * kBlockM * 128, &maps.q,
+                    smem.qFull(q.stage()), 64 * j, t.m0, t.h, t.b);
       }
       for (int n = t.end - 1; n >= t.begin; --n) {
         const u32 full = kLoadsV ? smem.vFull(ring.stage()) : smem.kFull(ring.stage());
@@ -332,7 +348,6 @@ template <class C> struct FlashForwardWS {
     // The warpgroup's products cover its 64 rows; warp g of it holds the
     // accumulators of rows 16 g .. 16 g + 15 (what masks and the epilogue
     // index by).
-    const u64 qDesc = sharedDescriptor(smem.q + 64 * w * 128, 16, 1024);
     const int rowBase = 64 * w + 16 * (threadIdx.x / 32 % 4);
     Ring kRing, vRing;
     RingOf<kTileSlots> slots;
@@ -347,6 +362,16 @@ template <class C> struct FlashForwardWS {
       }
       const Mask<C> mask = maskOf(p, t);
       const int steps = t.end - t.begin;
+      // The tile's Q buffer, as the loading thread counts it (the slots'
+      // count, not yet advanced past this tile).
+      const QRing qRing{slots.count};
+      const u64 qDesc =
+          sharedDescriptor(smem.qBuffer(qRing.stage()) + 64 * w * 128, 16, 1024);
+      // After its last S the tile's Q may be replaced.
+      auto releaseQ = [&]() {
+        if (leader)
+          barrierArrive(smem.qEmpty(qRing.stage()));
+      };
       auto tileStart = [&](int i) { return (t.end - 1 - i) * kBlockN; };
 
       float o[1][kOTiles][4];
@@ -426,9 +451,9 @@ template <class C> struct FlashForwardWS {
       using Masked = IntegralConstant<bool, true>;
       using Unmasked = IntegralConstant<bool, false>;
 
-      // As the loading thread: the Q phase is the slot ring's (not yet
-      // advanced past this tile).
-      barrierWait(smem.qFull(), slots.stage());
+      barrierWait(smem.qFull(qRing.stage()), qRing.phase());
+      if (steps == 0)
+        releaseQ();
       if (steps > 0) {
         // Step 0: S_0 alone (O is still zero).
         float s[1][kNTiles][4], alpha[1][2];
@@ -439,6 +464,8 @@ template <class C> struct FlashForwardWS {
         wgmmaWait<0>();
         fenceAccumulators(s[0]);
         releaseK();
+        if (steps == 1)
+          releaseQ();
         if (fullFrom == 0 && fullTo > 0)
           softmax(0, s, alpha, Unmasked{});
         else
@@ -457,6 +484,8 @@ template <class C> struct FlashForwardWS {
         wgmmaWait<1>();
         fenceAccumulators(s[0]);
         releaseK();
+        if (i == steps - 1)
+          releaseQ();
         softmax(i, s, alpha, masked);
         // O holds P_{i-1} V_{i-1} against the old maxima once that lands.
         wgmmaWait<0>();
@@ -472,9 +501,6 @@ template <class C> struct FlashForwardWS {
         step(i, Unmasked{});
       for (; i < steps; ++i)
         step(i, Masked{});
-      // Every S of the tile is done: Q may be replaced.
-      if (leader)
-        barrierArrive(smem.qEmpty());
       if (steps > 0) {
         barrierWait(smem.vFull(vRing.stage()), vRing.phase());
         waitTurn(w);
@@ -509,8 +535,10 @@ template <class C> struct FlashForwardWS {
     const Layout smem(smemRaw);
     const int warpgroup = threadIdx.x / 128;
     if (threadIdx.x == 0) {
-      barrierInit(smem.qFull(), 1);
-      barrierInit(smem.qEmpty(), kConsumers);
+      for (int b = 0; b < kQBuffers; ++b) {
+        barrierInit(smem.qFull(b), 1);
+        barrierInit(smem.qEmpty(b), kConsumers);
+      }
       for (int s = 0; s < kStages; ++s) {
         barrierInit(smem.kFull(s), 1);
         barrierInit(smem.kEmpty(s), kConsumers);
