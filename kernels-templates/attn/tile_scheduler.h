@@ -159,6 +159,32 @@ constexpr TileOrder tileOrderFor(bool positionalMask) {
   return positionalMask ? TileOrder::LongestFirst : TileOrder::Forward;
 }
 
+/// The sections of a persistent launch's LongestFirst order. With one
+/// (batch, head) pair per section, each pair's longest tile is among the
+/// last drawn of its section, so at the end one block still runs it while
+/// the others idle: simulated over the prefill grid's causal shapes (blocks
+/// drawing one tile ahead), the blocks are busy 76-91% of the time; with 8
+/// tiles per block in a section, 96-99% (bench/NOTES.md step 39). But a
+/// section's first wave must run several tiles of each pair, which read the
+/// pair's key tiles in the same order a tile or two apart and so share
+/// them in L2: at most blocks / 4 pairs. (hd256 S=1024 causal with 128
+/// pairs in a section, one tile each per wave, read all of K/V from HBM and
+/// ran 19% slower than with one pair.)
+constexpr int kSectionTilesPerBlock = 8;
+constexpr int kSectionTilesPerPair = 4;
+
+/// The pairs per section for a persistent launch of `blocks` blocks.
+inline int persistentSectionPairs(const TileSchedule &s, long long blocks) {
+  const long long perPair = static_cast<long long>(s.mBlocks) * s.splits;
+  const long long pairs = static_cast<long long>(s.batch) * s.heads;
+  if (s.order != TileOrder::LongestFirst || perPair < 1 || pairs < 1)
+    return 1;
+  long long wanted = (kSectionTilesPerBlock * blocks + perPair - 1) / perPair;
+  const long long shared = blocks / kSectionTilesPerPair;
+  wanted = wanted < shared ? wanted : shared;
+  return static_cast<int>(wanted < 1 ? 1 : wanted > pairs ? pairs : wanted);
+}
+
 /// The schedule of a launch: `rows` query rows per (batch, head) in blocks
 /// of `blockM`.
 inline TileSchedule makeTileSchedule(int batch, int heads, int rows,

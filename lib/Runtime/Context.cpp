@@ -1088,6 +1088,7 @@ Status Kernel::launch(const FlashArgs &a, Stream stream, Device device) {
   if (persistent()) {
     // One block per SM loops over the work tiles.
     const unsigned blocks = persistentBlocks(loaded, p.schedule.numTiles());
+    p.schedule.sectionPairs = persistentSectionPairs(p.schedule, blocks);
     // The dynamic scheduler's counter starts at 0 in stream order (a
     // workspace sized before this release has no room: static order).
     if (workspace.counter && a.workspace &&

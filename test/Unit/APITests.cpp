@@ -561,6 +561,39 @@ TEST(TileSchedule, BackwardBlocksLongestFirstInSections) {
   }
 }
 
+// A persistent launch's LongestFirst sections hold kSectionTilesPerBlock
+// tiles per block (whole pairs; every pair at most), but no more pairs
+// than a wave runs kSectionTilesPerPair tiles of; Forward has none.
+TEST(TileSchedule, PersistentSectionsHoldTilesPerBlock) {
+  const bool causal = true;
+  // hd256 S=4096 causal: 32 pairs of 32 m-blocks on 132 blocks: one section.
+  EXPECT_EQ(persistentSectionPairs(makeTileSchedule(4, 8, 4096, 128, 1, causal), 132), 32);
+  // hd64 S=16k: 86 m-blocks of 192 rows; 1056 tiles need 13 pairs, 7 with
+  // two splits per tile.
+  EXPECT_EQ(persistentSectionPairs(makeTileSchedule(1, 32, 16384, 192, 1, causal), 132), 13);
+  EXPECT_EQ(persistentSectionPairs(makeTileSchedule(1, 32, 16384, 192, 2, causal), 132), 7);
+  // hd256 S=1024 causal: 128 pairs of 8 m-blocks would make one section;
+  // 33 pairs keep four tiles of each in a wave.
+  EXPECT_EQ(persistentSectionPairs(makeTileSchedule(16, 8, 1024, 128, 1, causal), 132), 33);
+  // Few blocks: sections of one pair when a pair already holds enough.
+  EXPECT_EQ(persistentSectionPairs(makeTileSchedule(2, 2, 8192, 128, 1, causal), 4), 1);
+  EXPECT_EQ(persistentSectionPairs(makeTileSchedule(4, 8, 4096, 128, 1, !causal), 132), 1);
+  for (int blocks : {1, 7, 132, 264}) {
+    TileSchedule s = makeTileSchedule(3, 5, 700, 64, 2, causal);
+    s.sectionPairs = persistentSectionPairs(s, blocks);
+    const long long pairs = 15, perPair = 11 * 2;
+    EXPECT_GE(s.sectionPairs, 1);
+    EXPECT_LE(s.sectionPairs, pairs);
+    EXPECT_TRUE(s.sectionPairs == pairs ||
+                s.sectionPairs * kSectionTilesPerPair > blocks - kSectionTilesPerPair ||
+                s.sectionPairs * perPair >= kSectionTilesPerBlock * blocks);
+    EXPECT_TRUE(s.sectionPairs == 1 ||
+                s.sectionPairs * kSectionTilesPerPair <= blocks);
+    EXPECT_TRUE(s.sectionPairs == 1 ||
+                (s.sectionPairs - 1) * perPair < kSectionTilesPerBlock * blocks);
+  }
+}
+
 TEST(Kernel, SplitsOnlyWhatDoesNotFillTheGpu) {
   // 132 SMs x 2 resident blocks = 264 slots.
   EXPECT_EQ(Kernel::chooseSplits(512, 64, 132, 2), 1);  // two waves already

@@ -185,27 +185,30 @@ template <class C> struct FlashForwardWS {
   }
 
   /// The scheduler warp's elected thread: publishes the block's tiles, then
-  /// an end marker.
+  /// an end marker. A tile is drawn once a slot is free, while the
+  /// consumers start the one in the other slot: one tile ahead, so that
+  /// its Q loads during the running tile, and no more, so that a block
+  /// never holds a long tile that another block, free sooner, could run.
   static __device__ void schedule(const FlashParams &p, const Layout &smem) {
     RingOf<kTileSlots> slots;
     const int numTiles = static_cast<int>(p.schedule.numTiles());
-    for (int index = blockIdx.x;;) {
+    for (int index = blockIdx.x;; slots.advance()) {
+      barrierWait(smem.tileEmpty(slots.stage()), slots.phase() ^ 1);
+      // The next tile: from the counter, longest first across the grid (a
+      // block that drew short tiles draws again sooner); or statically.
+      if (slots.count > 0)
+        index = p.tile_counter ? atomicAdd(p.tile_counter, 1) + gridDim.x
+                               : index + gridDim.x;
       Tile t{};
       t.end = -1; // no more work
       if (index < numTiles)
         t = tileAt(p, index);
-      barrierWait(smem.tileEmpty(slots.stage()), slots.phase() ^ 1);
       const u32 slot = smem.tileSlot(slots.stage());
       storeShared4(slot, t.b, t.h, t.hk, t.m0);
       storeShared4(slot + 16, t.begin, t.end, t.split, t.unused);
       barrierArrive(smem.tileFull(slots.stage()));
-      slots.advance();
       if (index >= numTiles)
         break;
-      // The next tile: from the counter, longest first across the grid (a
-      // block that drew short tiles draws again sooner); or statically.
-      index = p.tile_counter ? atomicAdd(p.tile_counter, 1) + gridDim.x
-                             : index + gridDim.x;
     }
   }
   /// The next tile of the loading threads and the consumers (all but its
