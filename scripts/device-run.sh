@@ -68,6 +68,7 @@ for step in "${steps[@]}"; do
            "split-kv|--variant=sm90ws --splits=7"
            "decode-gqa|--variant=sm90ws --block-m=128 --block-n=64 --num-warps=12 --stages=2"
            "seq1|--variant=sm90ws" "everything|--variant=sm90ws"
+           "serving/packed-decode-16|--variant=sm90ws --splits=3"
            "backward/seq7-mqa" "backward/hd72" "backward/bias-broadcast"
            "backward/causal-bottom-right-empty-rows" "backward/captures"
            "backward/key-padding|--deterministic"

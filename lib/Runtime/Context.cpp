@@ -824,13 +824,18 @@ Status Kernel::checkPointers(const FlashArgs &a, int ordinal) const {
 namespace {
 
 /// One operand as a persistent kernel's TMA reads it: (head dim, rows,
-/// heads, batch), the launch's element strides of the last three, the box.
+/// heads, batch), the launch's element strides of all but the first, the
+/// box; packed decode rows read q as (head dim, query heads of a K/V head,
+/// tokens, K/V heads, batch).
 struct TmaView {
+  static constexpr int kMaxRank = 5;
   const char *name;
   const void *data;
-  uint64_t dims[4];
-  i64 strides[3];
-  uint32_t box[4];
+  int rank;
+  uint64_t dims[kMaxRank];
+  i64 strides[kMaxRank - 1];
+  uint32_t box[kMaxRank];
+  const char *strideNames[kMaxRank - 1];
 };
 
 /// q, k and v of a launch with `p`, as the tensor maps describe them.
@@ -840,12 +845,30 @@ std::array<TmaView, 3> tmaViews(const KernelSpec &spec, const FlashParams &p) {
     return TmaView{
         name,
         data,
+        4,
         {uint64_t(headDim), uint64_t(rows), uint64_t(heads), uint64_t(p.batch)},
         {strides[2], strides[1], strides[0]},
-        {64, uint32_t(boxRows), 1, 1}};
+        {64, uint32_t(boxRows), 1, 1},
+        {"row", "head", "batch"}};
   };
-  return {view("q", p.q, spec.headDimQK, p.seq_q, p.heads_q, p.q_strides,
-               spec.blockM),
+  TmaView q = view("q", p.q, spec.headDimQK, p.seq_q, p.heads_q, p.q_strides,
+                   spec.blockM);
+  if (spec.packGroup > 1) {
+    // A block's rows are token-major (token, query head) pairs of one K/V
+    // head: a box of blockM / G tokens by the G heads, which land in shared
+    // memory in that order.
+    const int group = spec.packGroup;
+    q = TmaView{"q",
+                p.q,
+                5,
+                {uint64_t(spec.headDimQK), uint64_t(group), uint64_t(p.seq_q),
+                 uint64_t(p.heads_q / group), uint64_t(p.batch)},
+                {p.q_strides[1], p.q_strides[2], p.q_strides[1] * group,
+                 p.q_strides[0]},
+                {64, uint32_t(group), uint32_t(spec.blockM / group), 1, 1},
+                {"head", "row", "head group", "batch"}};
+  }
+  return {q,
           view("k", p.k, spec.headDimQK, p.seq_kv, p.heads_kv, p.k_strides,
                spec.blockN),
           view("v", p.v, spec.headDimV, p.seq_kv, p.heads_kv, p.v_strides,
@@ -859,12 +882,11 @@ constexpr i64 kTmaElementBytes = 2;
 } // namespace
 
 std::string Kernel::tmaRejection(const FlashParams &p) const {
-  static const char *const strideNames[3] = {"row", "head", "batch"};
   for (const TmaView &t : tmaViews(spec_, p)) {
     if (reinterpret_cast<uintptr_t>(t.data) % 16)
       return std::string(t.name) + "'s address is not 16-byte aligned, "
                                    "which TMA needs";
-    for (int d = 0; d < 3; ++d) {
+    for (int d = 0; d + 1 < t.rank; ++d) {
       if (t.dims[d + 1] == 1) // never stepped along (encodeTmaMaps)
         continue;
       const i64 stride = t.strides[d];
@@ -875,7 +897,7 @@ std::string Kernel::tmaRejection(const FlashParams &p) const {
           stride > -kLimit && stride < kLimit
               ? std::to_string(stride * kTmaElementBytes) + " bytes"
               : std::to_string(stride) + " elements";
-      return std::string(t.name) + "'s " + strideNames[d] + " stride is " +
+      return std::string(t.name) + "'s " + t.strideNames[d] + " stride is " +
              size +
              ", where TMA needs a multiple of 16 bytes from 0 to below 2^40";
     }
@@ -889,14 +911,14 @@ Status Kernel::encodeTmaMaps(Driver &driver, const FlashParams &p,
   auto encode = [&](TensorMap *target, const TmaView &t) {
     // A stride of an extent-1 dimension is never used, but must be a valid
     // one.
-    uint64_t bytes[3];
+    uint64_t bytes[TmaView::kMaxRank - 1];
     uint64_t dense = t.dims[0] * kTmaElementBytes;
-    for (int d = 0; d < 3; ++d) {
+    for (int d = 0; d + 1 < t.rank; ++d) {
       bytes[d] = t.dims[d + 1] == 1 ? (dense + 15) / 16 * 16
                                     : uint64_t(t.strides[d]) * kTmaElementBytes;
       dense = bytes[d] * t.dims[d + 1];
     }
-    return driver.encodeTensorMap(target, bf16, t.data, 4, t.dims, bytes,
+    return driver.encodeTensorMap(target, bf16, t.data, t.rank, t.dims, bytes,
                                   t.box);
   };
   TensorMap *targets[3] = {&maps.q, &maps.k, &maps.v};
@@ -911,10 +933,12 @@ Status Kernel::encodeTmaMaps(Driver &driver, const FlashParams &p,
   // stores.
   const TmaView o{"o",
                   p.o,
+                  4,
                   {uint64_t(spec_.headDimV), uint64_t(p.seq_q),
                    uint64_t(p.heads_q), uint64_t(p.batch)},
                   {p.o_strides[2], p.o_strides[1], p.o_strides[0]},
-                  {64, 64, 1, 1}};
+                  {64, 64, 1, 1},
+                  {"row", "head", "batch"}};
   maps.stages_output = spec_.packGroup == 1 &&
                        reinterpret_cast<uintptr_t>(p.o) % 16 == 0 &&
                        static_cast<bool>(encode(&maps.o, o));

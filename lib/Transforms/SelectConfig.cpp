@@ -189,21 +189,31 @@ double modelThroughput(const KernelVariant &v, const TileConfig &c,
 ///    dim 128, one block of two stages 53% at 256), half with one;
 ///  - compute: blockM rows of products per key, the ridge at about 100
 ///    rows for wgmma from cp.async tiles (the sm90 kernel's 470-490
-///    TFLOP/s against 36 GB/s per SM) and 64 for mma.sync;
-/// once per m-block (further m-blocks read K/V again). Higher is better;
-/// 0: does not fit.
+///    TFLOP/s against 36 GB/s per SM), 64 for mma.sync and 135 for the
+///    warp-specialized kernel (650 TFLOP/s at head dim 128);
+/// once per m-block (further m-blocks read K/V again). The persistent
+/// kernel's producer keeps every stage in flight, but it runs one block per
+/// SM and pays more per launch and per tile (barriers, the scheduler warp):
+/// it must win by kPersistentDecodeMargin, so it serves the packed rows
+/// that leave the cp.async kernels compute-bound (GQA 64/8 with 16 tokens:
+/// 128 rows). Higher is better; 0: does not fit.
+constexpr double kPersistentDecodeMargin = 1.05;
+
 double modelDecodeThroughput(const KernelVariant &v, const TileConfig &c,
                              const Shape &s, const ArchInfo &arch) {
   int64_t perSM = blocksPerSM(v, c, s, arch);
   if (perSM == 0)
     return 0.0;
-  double inFlight = double(perSM) * (c.stages >= 2 ? double(c.stages - 1) : 0.5);
+  double inFlight =
+      v.persistent ? double(c.stages)
+                   : double(perSM) * (c.stages >= 2 ? double(c.stages - 1) : 0.5);
   double memory = 1.0 / std::min(1.0, inFlight / 2.0);
-  double ridgeRows = v.name == "sm80" ? 64.0 : 100.0;
+  double ridgeRows = v.persistent ? 135.0 : v.name == "sm80" ? 64.0 : 100.0;
   double compute = double(c.blockM) / ridgeRows;
   double mBlocks = double(llvm::divideCeil(std::max<int64_t>(s.queries, 1),
                                            c.blockM));
-  return 1.0 / (mBlocks * std::max(memory, compute));
+  double rate = 1.0 / (mBlocks * std::max(memory, compute));
+  return v.persistent ? rate / kPersistentDecodeMargin : rate;
 }
 
 /// True if the target can run the variant.
@@ -321,23 +331,24 @@ struct AttnSelectConfigPass
           fastestUnsupported = std::string(candidate.name) + ": " + why;
         sawRunnable = true;
       }
-      // The persistent kernel's tiles hold 128 rows and it does not pack
-      // the query heads of decode: a few static queries keep the
-      // one-block-per-tile kernels unless the variant is forced.
+      // Decode with GQA packs the query heads of a K/V head into the rows
+      // of its tokens (the emitter's kPackGroup): fewer, taller row sets.
+      const int64_t group =
+          packedRowGroup(candidate, op.getHeadsQ(), op.getHeadsKV(),
+                         shape.queries, op.isVarlen());
+      // The persistent kernel's tiles hold 128 rows or more: a few static
+      // queries keep the one-block-per-tile kernels unless the variant is
+      // forced or the query heads of decode fill its rows (the memory model
+      // below decides).
       if (why.empty() && !forced && candidate.persistent &&
-          shape.queries > 0 && shape.queries <= 64)
+          shape.queries > 0 && shape.queries <= 64 && group == 1)
         continue;
       if (!why.empty()) {
         forcedWhy = why;
         continue;
       }
-      // Decode with GQA packs the query heads of a K/V head into the rows
-      // of its tokens (the emitter's kPackGroup): fewer, taller row sets.
       Shape rows = shape;
-      if (int64_t group = packedRowGroup(candidate, op.getHeadsQ(),
-                                         op.getHeadsKV(), shape.queries,
-                                         op.isVarlen());
-          group > 1) {
+      if (group > 1) {
         rows.queries = shape.queries * group;
         rows.batchHeads = shape.batchHeads / group;
       }
@@ -349,7 +360,8 @@ struct AttnSelectConfigPass
       // with four warps at head dim 128, is one ptxas spills 8 bytes of).
       const bool decode = shape.queries > 0 &&
                           shape.queries <= kMaxPackedTokens &&
-                          !candidate.persistent && arch.name == "sm_90a";
+                          (!candidate.persistent || group > 1) &&
+                          arch.name == "sm_90a";
       if (!decode)
         bestScore = bestTieBreak = 0.0;
       const KernelVariant *earlier = bestVariant;

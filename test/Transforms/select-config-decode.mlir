@@ -16,6 +16,18 @@ func.func @hd128_q16(%q: tensor<?x32x16x128xbf16>, %k: tensor<?x8x?x128xbf16>, %
 
 // -----
 
+// One token of GQA 32/8: 4 packed rows, memory-bound in every variant; the
+// persistent kernel does not win by its margin, the cp.async kernel stays.
+// CHECK-LABEL: func @hq32_q1
+// CHECK: config = #attn.config<variant = "sm90", block_m = 64
+func.func @hq32_q1(%q: tensor<?x32x1x128xbf16>, %k: tensor<?x8x?x128xbf16>, %v: tensor<?x8x?x128xbf16>, %len: tensor<?xi32>) -> tensor<?x32x1x128xbf16> {
+  %o = attn.flash %q, %k, %v lengths(%len : tensor<?xi32>) {scale = 0.0883883461 : f32, mask = #attn.mask<key_padding>}
+    : tensor<?x32x1x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16> -> tensor<?x32x1x128xbf16>
+  return %o : tensor<?x32x1x128xbf16>
+}
+
+// -----
+
 // Head dim 256: a 64x64 block of two stages fills the shared memory, one
 // block per SM and one tile in flight (53% of HBM); a third stage fits
 // (230400 bytes) and keeps two in flight.
@@ -29,11 +41,12 @@ func.func @hd256_q1(%q: tensor<?x32x1x256xbf16>, %k: tensor<?x8x?x256xbf16>, %v:
 
 // -----
 
-// GQA 64/8 with 16 tokens: 128 packed rows, one 128x128 block per SM (its
-// two stages fill the shared memory); three stages keep two tiles in
-// flight. 64-row tiles would read K/V twice.
+// GQA 64/8 with 16 tokens: 128 packed rows, which leave the cp.async
+// wgmma kernel compute-bound (its ridge is ~100 rows; 64-row tiles would
+// read K/V twice): the warp-specialized kernel takes them (ridge ~135
+// rows), loading Q as one box of 16 tokens by 8 heads.
 // CHECK-LABEL: func @hq64_q16
-// CHECK: config = #attn.config<variant = "sm90", block_m = 128, block_n = 128, num_warps = 8, stages = 3>
+// CHECK: config = #attn.config<variant = "sm90ws", block_m = 128, block_n = 128, num_warps = 12, stages = 2>
 func.func @hq64_q16(%q: tensor<?x64x16x128xbf16>, %k: tensor<?x8x?x128xbf16>, %v: tensor<?x8x?x128xbf16>, %len: tensor<?xi32>) -> tensor<?x64x16x128xbf16> {
   %o = attn.flash %q, %k, %v lengths(%len : tensor<?xi32>) {scale = 0.0883883461 : f32, mask = #attn.mask<causal, bottom_right, key_padding>}
     : tensor<?x64x16x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16> -> tensor<?x64x16x128xbf16>

@@ -48,6 +48,14 @@ struct FakeState {
   };
   /// Tensor maps of this address fail to encode (strides TMA rejects).
   const void *rejectedMapAddress = nullptr;
+  /// The tensor maps encoded, in order.
+  struct TensorMapEncode {
+    const void *address;
+    unsigned rank;
+    std::vector<uint64_t> dims, strideBytes;
+    std::vector<uint32_t> box;
+  };
+  std::vector<TensorMapEncode> tensorMaps;
   std::vector<Launch> launches;
   struct Memset {
     CUdeviceptr dst;
@@ -205,12 +213,17 @@ Driver::Api fakeApi() {
     state.memsets.push_back({dst, value, count, stream, state.launches.size()});
     return ok();
   };
-  a.tensorMapEncodeTiled = [](CUtensorMap *, CUtensorMapDataType, cuuint32_t,
-                              void *address, const cuuint64_t *,
-                              const cuuint64_t *, const cuuint32_t *,
+  a.tensorMapEncodeTiled = [](CUtensorMap *, CUtensorMapDataType,
+                              cuuint32_t rank, void *address,
+                              const cuuint64_t *dims,
+                              const cuuint64_t *strides, const cuuint32_t *box,
                               const cuuint32_t *, CUtensorMapInterleave,
                               CUtensorMapSwizzle, CUtensorMapL2promotion,
                               CUtensorMapFloatOOBfill) {
+    state.tensorMaps.push_back({address, rank,
+                                std::vector<uint64_t>(dims, dims + rank),
+                                std::vector<uint64_t>(strides, strides + rank - 1),
+                                std::vector<uint32_t>(box, box + rank)});
     return state.refuseTensorMaps ||
                    (address && address == state.rejectedMapAddress)
                ? CUDA_ERROR_INVALID_VALUE
@@ -657,6 +670,64 @@ TEST_F(FakeDriverLaunch, StridesTmaRejectsRunTheCpAsyncKernelBuiltOnce) {
   ASSERT_TRUE(f.tma->launch(prefillArgs(4096, false)).isOk());
   EXPECT_EQ(state.functionNames[state.launches.back().function], "fake_tma");
   setLogHandler(nullptr, nullptr);
+}
+
+TEST_F(FakeDriverLaunch, PackedDecodeRowsLoadQAsABoxOfTokensByHeads) {
+  // 16 tokens x the 4 query heads of each K/V head: the persistent kernel's
+  // q map is (head dim, 4 heads, tokens, K/V heads, batch), a box of 128 /
+  // 4 tokens by the 4 heads, token-major as the packed rows.
+  auto packed = buildFakeFlashKernel("fake_ws_packed4", [](KernelSpec &spec) {
+    spec.variant = "sm90ws";
+    spec.threads = 384;
+    spec.blockM = 128;
+    spec.numWarps = 12;
+    spec.packGroup = 4;
+  });
+  ASSERT_NE(packed, nullptr);
+  packed->setCpAsyncFallback("fake_packed4_cpasync", [] {
+    return Result<std::shared_ptr<Kernel>>(
+        buildFakeFlashKernel("fake_packed4_cpasync"));
+  });
+  state.stack.push_back(primary(0));
+  FlashArgs args = decodeArgs(0);
+  args.seqQ = 16;
+  int64_t qShape[4] = {2, 8, 16, 128};
+  args.q = TensorArg::contiguous(args.q.data, qShape);
+  args.o = TensorArg::contiguous(args.o.data, qShape);
+  args.splits = 1;
+  Status s = packed->launch(args);
+  ASSERT_TRUE(s.isOk()) << s.toString();
+  ASSERT_EQ(state.functionNames[state.launches.back().function],
+            "fake_ws_packed4");
+  ASSERT_FALSE(state.tensorMaps.empty());
+  const FakeState::TensorMapEncode &q = state.tensorMaps.front();
+  EXPECT_EQ(q.address, args.q.data);
+  ASSERT_EQ(q.rank, 5u);
+  EXPECT_EQ(q.dims, (std::vector<uint64_t>{128, 4, 16, 2, 2}));
+  // Bytes: a head, a token, a K/V head's 4 heads, a batch entry.
+  EXPECT_EQ(q.strideBytes,
+            (std::vector<uint64_t>{16 * 256, 256, 4 * 16 * 256, 8 * 16 * 256}));
+  EXPECT_EQ(q.box, (std::vector<uint32_t>{64, 4, 32, 1, 1}));
+  EXPECT_EQ(state.launches.back().params.schedule.heads, 2); // K/V heads
+  // No staged output for packed rows: the threads store them.
+  EXPECT_EQ(state.launches.back().stagesOutput, 0);
+
+  // Query heads back to front, a stride TMA cannot step: the cp.async
+  // kernel, and the remark names the packed view's stride.
+  std::vector<std::string> messages;
+  logged = &messages;
+  setLogHandler(collectLog, nullptr);
+  args.q.data = static_cast<const char *>(args.q.data) + 7 * 16 * 128 * 2;
+  args.q.strides[1] = -16 * 128;
+  s = packed->launch(args);
+  setLogHandler(nullptr, nullptr);
+  ASSERT_TRUE(s.isOk()) << s.toString();
+  EXPECT_EQ(state.functionNames[state.launches.back().function],
+            "fake_packed4_cpasync");
+  bool named = false;
+  for (const std::string &m : messages)
+    named |= m.find("q's head stride is -4096 bytes") != std::string::npos;
+  EXPECT_TRUE(named);
 }
 
 TEST_F(FakeDriverLaunch, TheLongKeysKernelSharesTheCpAsyncKernel) {

@@ -406,8 +406,10 @@ TEST(Paged, GraphShapeErrorsNameTheOperands) {
 }
 
 /// Decode of `tokens` static tokens with GQA 8/2 and `mask`.
-std::string packedDecode(int tokens, const std::string &mask) {
-  std::string q = "tensor<2x8x" + std::to_string(tokens) + "x64xbf16>";
+std::string packedDecode(int tokens, const std::string &mask,
+                         int headsQ = 8) {
+  std::string q = "tensor<2x" + std::to_string(headsQ) + "x" +
+                  std::to_string(tokens) + "x64xbf16>";
   return "func.func @decode(%q: " + q +
          ", %k: tensor<2x2x512x64xbf16>, %len: tensor<2xi32>) -> " + q +
          " {\n  %o = attn.flash %q, %k, %k lengths(%len : tensor<2xi32>) "
@@ -460,14 +462,23 @@ TEST(PackedRows, AFewTokensAndTheirHeadsShareABlockUnderAnyMask) {
   TileSchedule s = kernel.schedule(2, 4, 1);
   EXPECT_EQ(s.heads, 2); // the K/V heads
   EXPECT_EQ(s.mBlocks, (16 + kernel.spec().blockM - 1) / kernel.spec().blockM);
-  // The TMA kernel loads whole row ranges: no packing there.
+  // The TMA kernel loads a block's rows as one box of tokens by heads: it
+  // packs groups that divide its consumers' 64 rows (4 here), not 6.
   auto ctx90 = memoryContext("sm_90a");
   CompileOptions ws;
   ws.variant = "sm90ws";
   auto persistent = compileSource(*ctx90, packedDecode(4, "key_padding"), ws);
   ASSERT_TRUE(persistent.isOk()) << persistent.status().toString();
-  EXPECT_EQ(persistent->kernels[0]->spec().packGroup, 1);
-  EXPECT_FALSE(persistent->kernels[0]->packsQueryHeads(4));
+  EXPECT_EQ(persistent->kernels[0]->spec().packGroup, 4);
+  EXPECT_TRUE(persistent->kernels[0]->packsQueryHeads(4));
+  EXPECT_EQ(persistent->kernels[0]->schedule(2, 4, 1).heads, 2);
+  auto six = compileSource(*ctx90, packedDecode(4, "key_padding", 12), ws);
+  ASSERT_TRUE(six.isOk()) << six.status().toString();
+  EXPECT_EQ(six->kernels[0]->spec().packGroup, 1);
+  EXPECT_FALSE(six->kernels[0]->packsQueryHeads(4));
+  auto sixCpAsync = compileSource(*ctx, packedDecode(4, "key_padding", 12));
+  ASSERT_TRUE(sixCpAsync.isOk()) << sixCpAsync.status().toString();
+  EXPECT_EQ(sixCpAsync->kernels[0]->spec().packGroup, 6);
   // Beyond decode lengths, rows are queries.
   auto prefill = compileSource(*ctx, packedDecode(100, "causal, key_padding"));
   ASSERT_TRUE(prefill.isOk()) << prefill.status().toString();

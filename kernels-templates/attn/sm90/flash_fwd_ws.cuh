@@ -25,6 +25,10 @@
 // tile slots. Mask, softmax and epilogue are the shared components; tiles
 // past seq_q / seq_kv read as zeros (TMA fills them).
 //
+// Decode with GQA (C::kPackGroup = G > 1): a launch head is a K/V head and
+// its rows are token-major (token, query head) pairs (mask.cuh); Q is one
+// 5-d box of kBlockM / G tokens by the G heads, which lands in that order.
+//
 // The configuration C is the cp.async kernel's (see flash_fwd.cuh), with
 // kNumWarps = 4 * (kConsumers + 1) and kBlockM = 64 * kConsumers.
 #pragma once
@@ -102,6 +106,8 @@ template <class C> struct FlashForwardWS {
   static_assert(kDimQK % 16 == 0 && kDimV % 16 == 0,
                 "head dims are whole k16 steps");
   static_assert(!C::kTransposeK, "TMA tiles of K^T would need MN-major K");
+  static_assert(kBlockM % C::kPackGroup == 0,
+                "Q's box holds whole tokens of packed (token, head) rows");
   static_assert(kConsumers == 1 ||
                     128 * kProducerRegisters +
                             128 * kConsumers * kConsumerRegisters <=
@@ -172,7 +178,8 @@ template <class C> struct FlashForwardWS {
     Tile t{};
     t.b = w.b;
     t.h = w.h;
-    t.hk = w.h / (p.heads_q / p.heads_kv);
+    // Packed rows: the launch head is the K/V head.
+    t.hk = C::kPackGroup > 1 ? w.h : w.h / (p.heads_q / p.heads_kv);
     t.m0 = w.mBlock * kBlockM;
     t.split = w.split;
     Mask<C>(p, w.b, w.h, t.m0, kBlockM)
@@ -269,9 +276,17 @@ template <class C> struct FlashForwardWS {
         // Rolled loops: unrolled, ptxas keeps every block's address live
         // and spills within the producer's 24 registers.
 #pragma unroll 1
-        for (int j = 0; j < kBlocksQK; ++j)
-          tmaLoad4d(smem.qBuffer(q.stage()) + j * kBlockM * 128, &maps.q,
-                    smem.qFull(q.stage()), 64 * j, t.m0, t.h, t.b);
+        for (int j = 0; j < kBlocksQK; ++j) {
+          const u32 dst = smem.qBuffer(q.stage()) + j * kBlockM * 128;
+          // Packed rows (token-major (token, head) pairs): one box of
+          // kBlockM / G tokens by the G query heads of K/V head t.h.
+          if (C::kPackGroup > 1)
+            tmaLoad5d(dst, &maps.q, smem.qFull(q.stage()), 64 * j, 0,
+                      t.m0 / C::kPackGroup, t.h, t.b);
+          else
+            tmaLoad4d(dst, &maps.q, smem.qFull(q.stage()), 64 * j, t.m0, t.h,
+                      t.b);
+        }
       }
       for (int n = t.end - 1; n >= t.begin; --n) {
         const u32 full = kLoadsV ? smem.vFull(ring.stage()) : smem.kFull(ring.stage());

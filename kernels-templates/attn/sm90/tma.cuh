@@ -74,6 +74,16 @@ __device__ __forceinline__ void tmaLoad4d(u32 dst, const TensorMap *map,
                : "memory");
 }
 
+/// The same for a 5-d tensor map.
+__device__ __forceinline__ void tmaLoad5d(u32 dst, const TensorMap *map,
+                                          u32 bar, int c0, int c1, int c2,
+                                          int c3, int c4) {
+  asm volatile("cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::"
+               "complete_tx::bytes [%0], [%1, {%3, %4, %5, %6, %7}], [%2];" ::"r"(dst),
+               "l"(map), "r"(bar), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4)
+               : "memory");
+}
+
 /// Stores the shared box at src to coordinates (c0, c1, c2, c3) of a 4-d
 /// tensor map (parts outside the tensor are not written), in the calling
 /// thread's current bulk group.

@@ -6,6 +6,10 @@
 // RUN: attn-run --check --variant=sm80 --block-m=64 --block-n=64 --num-warps=4 --stages=2 %s | FileCheck %s
 // RUN: attn-run --check --variant=sm80 --block-m=128 --block-n=64 --num-warps=8 --stages=2 --splits=4 %s | FileCheck %s
 // RUN: attn-run --check --variant=sm90 %s | FileCheck %s
+// The warp-specialized kernel loads Q as one TMA box of tokens x heads:
+// RUN: attn-run --check --variant=sm90ws %s | FileCheck %s
+// RUN: attn-run --check --variant=sm90ws --block-m=192 --block-n=96 --num-warps=16 --stages=2 --splits=3 %s | FileCheck %s
+// RUN: attn-run --check --variant=sm90ws --block-m=128 --block-n=64 --num-warps=12 --stages=3 --layout=bshd %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 // CHECK: check output 1 {{.*}} PASS
 func.func @draft16(%q: tensor<4x64x16x64xf16>, %k: tensor<4x8x3000x64xf16>, %v: tensor<4x8x3000x64xf16>,

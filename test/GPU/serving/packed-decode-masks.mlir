@@ -9,6 +9,8 @@
 // RUN: attn-run --check --variant=sm80 %s | FileCheck %s
 // RUN: attn-run --check --variant=sm80 --splits=6 %s | FileCheck %s
 // RUN: attn-run --check --variant=sm90 %s | FileCheck %s
+// RUN: attn-run --check --variant=sm90ws --splits=1 %s | FileCheck %s
+// RUN: attn-run --check --variant=sm90ws --splits=5 --layout=bshd %s | FileCheck %s
 // RUN: attn-run --check --layout=bshd %s | FileCheck %s
 // PACKED: check output 0 {{.*}} PASS
 // PACKED: check output 1 {{.*}} PASS

@@ -6,6 +6,7 @@
 // RUN: attn-run --check %s | FileCheck %s
 // RUN: attn-run --check --variant=sm80 --splits=3 %s | FileCheck %s
 // RUN: attn-run --check --variant=sm90 --splits=1 %s | FileCheck %s
+// RUN: attn-run --check --variant=sm90ws --splits=2 %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 func.func @operands(%q: tensor<4x64x2x64xbf16>, %k: tensor<4x8x700x64xbf16>, %v: tensor<4x8x700x64xbf16>,
                     %bias: tensor<1x64x2x700xf32>, %keep: tensor<4x1x2x700xi1>) -> tensor<4x64x2x64xbf16> {

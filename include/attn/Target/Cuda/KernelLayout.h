@@ -63,15 +63,19 @@ constexpr int64_t kMaxPackedTokens = 16;
 
 /// Query heads per K/V head whose rows share a block in a kernel of
 /// `variant` (its rows are then (token, head) pairs: the emitter's
-/// kPackGroup), or 1: decode of a few static tokens with GQA/MQA, in the
-/// variants that load Q row by row (not the TMA one).
+/// kPackGroup), or 1: decode of a few static tokens with GQA/MQA. The TMA
+/// kernel loads a block's rows as one box of (head, token) pairs, so its
+/// groups must divide the 64 rows of a consumer warpgroup.
 inline int64_t packedRowGroup(const ::attn::KernelVariant &variant,
                               int64_t headsQ, int64_t headsKV, int64_t seqQ,
                               bool varlen) {
-  if (variant.persistent || varlen || headsKV < 1 || headsQ <= headsKV ||
-      seqQ < 1 || seqQ > kMaxPackedTokens)
+  if (varlen || headsKV < 1 || headsQ <= headsKV || seqQ < 1 ||
+      seqQ > kMaxPackedTokens)
     return 1;
-  return headsQ / headsKV;
+  const int64_t group = headsQ / headsKV;
+  if (variant.persistent && 64 % group != 0)
+    return 1;
+  return group;
 }
 
 } // namespace mlir::attn
