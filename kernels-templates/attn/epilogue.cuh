@@ -26,6 +26,39 @@ __device__ __forceinline__ void addSink(float sink, float rowMax, float total,
   lse = (top + __log2f(all)) * kLn2;
 }
 
+/// Transposes four 32-bit words across the four lanes of a quad: lane j
+/// holds m[i] = M[j][i] and gets M[i][j]. Two butterfly steps (lanes one,
+/// then two apart), each sending the two words the partner lacks.
+__device__ __forceinline__ void quadTranspose(u32 (&m)[4]) {
+  const int lane = threadIdx.x % 4;
+#pragma unroll
+  for (int bit = 1; bit <= 2; bit <<= 1) {
+    const bool upper = lane & bit;
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      if (i & bit)
+        continue;
+      // Word i (bit clear) and i | bit: the lower lane keeps i and sends
+      // i | bit, the upper keeps i | bit and sends i.
+      const u32 send = upper ? m[i] : m[i | bit];
+      const u32 got = __shfl_xor_sync(0xffffffffu, send, bit);
+      if (upper)
+        m[i] = got;
+      else
+        m[i | bit] = got;
+    }
+  }
+}
+
+/// A 16-byte global store (16-byte aligned). Inline PTX: given the plain
+/// vector store, the compiler split the first of a row's into four.
+__device__ __forceinline__ void storeGlobal16(void *address,
+                                              const u32 (&w)[4]) {
+  asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(address),
+               "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3])
+               : "memory");
+}
+
 template <class C> struct Epilogue {
   using Ops = ElementOps<typename C::Element>;
 
@@ -70,6 +103,15 @@ template <class C> struct Epilogue {
                e.qStart * p.o_strides[2];
     const i64 splitRows =
         static_cast<i64>(C::kVarlen ? 1 : p.batch) * p.heads_q * p.seq_q;
+    // 16-byte stores where whole groups of 4 column tiles cover the head
+    // dim and every row starts 16-byte aligned (a uniform choice: the
+    // quad's lanes exchange words).
+    const bool vectorized =
+        !partial && kOTiles % 4 == 0 && kOTiles * 8 == C::kHeadDimV &&
+        ((reinterpret_cast<unsigned long long>(out) |
+          static_cast<unsigned long long>(p.o_strides[1] | p.o_strides[2]) *
+              sizeof(u16)) %
+         16) == 0;
 #pragma unroll
     for (int mt = 0; mt < kMTiles; ++mt)
 #pragma unroll
@@ -78,28 +120,47 @@ template <class C> struct Epilogue {
         const PackedRow<C> packed(r, h);
         const int row = packed.q, head = packed.head;
         float inv, lse;
-        rowScale(p, softmax, mt, half, h, head, row, row < e.seqQ, partial, inv,
+        const bool inSequence = row < e.seqQ;
+        rowScale(p, softmax, mt, half, h, head, row, inSequence, partial, inv,
                  lse);
-        if (row >= e.seqQ)
-          continue;
         const i64 rowIndex =
             (static_cast<i64>(lseBatch) * p.heads_q + head) * p.seq_q +
             e.qStart + row;
         float *partialRow =
             partial ? p.partial_o + (split * splitRows + rowIndex) * C::kHeadDimV
                     : nullptr;
+        u16 *rowOut = out + head * p.o_strides[1] + row * p.o_strides[2];
+        if (vectorized) {
+          // A quad's 4 words of 4 column tiles, transposed: each lane
+          // stores one tile's 8 columns (16 bytes, one instruction where
+          // there were four 4-byte stores, each touching 8 rows). Every
+          // lane exchanges, rows past the sequence too.
 #pragma unroll
-        for (int d = 0; d < kOTiles; ++d) {
-          int col = d * 8 + (lane % 4) * 2;
-          if (d * 8 >= C::kHeadDimV)
-            continue;
-          float x = o[mt][d][2 * half] * inv, y = o[mt][d][2 * half + 1] * inv;
-          if (partial)
-            *reinterpret_cast<float2 *>(partialRow + col) = make_float2(x, y);
-          else
-            *reinterpret_cast<u32 *>(out + head * p.o_strides[1] +
-                                     row * p.o_strides[2] + col) =
-                Ops::pack(x, y);
+          for (int g = 0; g < kOTiles / 4; ++g) {
+            u32 words[4];
+#pragma unroll
+            for (int i = 0; i < 4; ++i)
+              words[i] = Ops::pack(o[mt][4 * g + i][2 * half] * inv,
+                                   o[mt][4 * g + i][2 * half + 1] * inv);
+            quadTranspose(words);
+            if (inSequence)
+              storeGlobal16(rowOut + (4 * g + lane % 4) * 8, words);
+          }
+        }
+        if (!inSequence)
+          continue;
+        if (!vectorized) {
+#pragma unroll
+          for (int d = 0; d < kOTiles; ++d) {
+            int col = d * 8 + (lane % 4) * 2;
+            if (d * 8 >= C::kHeadDimV)
+              continue;
+            float x = o[mt][d][2 * half] * inv, y = o[mt][d][2 * half + 1] * inv;
+            if (partial)
+              *reinterpret_cast<float2 *>(partialRow + col) = make_float2(x, y);
+            else
+              *reinterpret_cast<u32 *>(rowOut + col) = Ops::pack(x, y);
+          }
         }
         if (lane % 4 == 0) {
           if (partial)
