@@ -39,7 +39,10 @@ func.func @sdpa(%q: tensor<2x2x8x16xbf16>, %k: tensor<2x2x8x16xbf16>, %v: tensor
 class RunTest : public ::testing::Test {
 protected:
   std::string write(const std::string &name, const std::string &text) {
-    std::string path = ::testing::TempDir() + "attn-run-" + name;
+    // ctest -j runs the cases as processes side by side: a file of this
+    // process's own, or one case unlinks another's input.
+    std::string path = ::testing::TempDir() + "attn-run-" +
+                       std::to_string(getpid()) + "-" + name;
     std::ofstream(path) << text;
     files.push_back(path);
     return path;
