@@ -278,6 +278,15 @@ buildFakeFlashKernel(const std::string &name,
   return buildFakeKernel(std::move(spec), edit);
 }
 
+/// The tiles of a persistent (sm90ws) kernel: two consumer warpgroups of 64
+/// rows and the producer.
+void persistentTiles(KernelSpec &spec) {
+  spec.variant = "sm90ws";
+  spec.threads = 384;
+  spec.blockM = 128;
+  spec.numWarps = 12;
+}
+
 /// A backward kernel (its four entries) from a trivial source: causal, head
 /// dim 64.
 std::shared_ptr<Kernel>
@@ -484,10 +493,7 @@ FlashArgs prefillArgs(int keys, bool reversedK) {
 TEST_F(FakeDriverLaunch, CausalPersistentLaunchesDrawTilesFromAZeroedCounter) {
   // A causal sm90ws kernel: one block per SM, TMA maps as second argument.
   auto kernel = buildFakeFlashKernel("fake_flash_dynamic", [](KernelSpec &spec) {
-    spec.variant = "sm90ws";
-    spec.threads = 384;
-    spec.blockM = 128;
-    spec.numWarps = 12;
+    persistentTiles(spec);
     spec.causal = true;
   });
   state.stack.push_back(primary(0));
@@ -531,10 +537,7 @@ TEST_F(FakeDriverLaunch, AnOutputTmaCannotStoreIsStoredByTheThreads) {
   // strides TMA rejects leave each thread storing its accumulators, and
   // packed decode rows (rows of several heads) never use the map.
   auto kernel = buildFakeFlashKernel("fake_flash_ws_output", [](KernelSpec &spec) {
-    spec.variant = "sm90ws";
-    spec.threads = 384;
-    spec.blockM = 128;
-    spec.numWarps = 12;
+    persistentTiles(spec);
   });
   state.stack.push_back(primary(0));
   FlashArgs args = prefillArgs(1024, /*reversedK=*/false);
@@ -547,10 +550,7 @@ TEST_F(FakeDriverLaunch, AnOutputTmaCannotStoreIsStoredByTheThreads) {
   EXPECT_EQ(state.launches[1].stagesOutput, 0);
 
   auto packed = buildFakeFlashKernel("fake_flash_ws_packed", [](KernelSpec &spec) {
-    spec.variant = "sm90ws";
-    spec.threads = 384;
-    spec.blockM = 128;
-    spec.numWarps = 12;
+    persistentTiles(spec);
     spec.packGroup = 4;
   });
   args.seqQ = 1;
@@ -677,10 +677,7 @@ TEST_F(FakeDriverLaunch, PackedDecodeRowsLoadQAsABoxOfTokensByHeads) {
   // q map is (head dim, 4 heads, tokens, K/V heads, batch), a box of 128 /
   // 4 tokens by the 4 heads, token-major as the packed rows.
   auto packed = buildFakeFlashKernel("fake_ws_packed4", [](KernelSpec &spec) {
-    spec.variant = "sm90ws";
-    spec.threads = 384;
-    spec.blockM = 128;
-    spec.numWarps = 12;
+    persistentTiles(spec);
     spec.packGroup = 4;
   });
   ASSERT_NE(packed, nullptr);
