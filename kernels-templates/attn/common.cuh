@@ -25,6 +25,13 @@ __device__ __forceinline__ float negInf() { return __int_as_float(0xff800000u); 
 template <class T, T V> struct IntegralConstant {
   static constexpr T value = V;
 };
+/// std::conditional.
+template <bool kFirst, class T, class F> struct Conditional {
+  using type = T;
+};
+template <class T, class F> struct Conditional<false, T, F> {
+  using type = F;
+};
 
 __device__ __forceinline__ float fastExp2(float x) {
   float y;

@@ -294,10 +294,50 @@ __device__ __forceinline__ i64 stridedOffset(i64 i, const int (&shape)[4],
   return offset;
 }
 
+/// Where the atomic mode's f32 dQ sums (dq_accum) live, as the K/V
+/// kernel that adds to them says (its DqAccum): element (bh, i, d) of query
+/// row i of head bh = b * heads_q + h. Row by row, [bh][seq_q][kHeadDimQK]:
+template <class C> struct RowMajorDqAccum {
+  static __device__ __forceinline__ i64 offset(i64 bh, int i, int d,
+                                               int seqQ) {
+    return (bh * seqQ + i) * C::kHeadDimQK + d;
+  }
+};
+/// Or tile by tile: each head's rows in kRows-row tiles (the last one
+/// padded), each tile contiguous, so that one bulk reduction adds a K/V
+/// block's whole dQ of a query tile. Inside a tile, 64 x 64 chunks (the
+/// dQ product of a warpgroup: m64 rows by a 64-column block, chunks of a
+/// column block after the other, row tiles outermost) in the order of the
+/// accumulator fragments: each warp's 16 rows and each n8 tile j, its
+/// lanes' four values (rows lane / 4 and + 8, columns 2 (lane % 4) and
+/// + 1) 16 bytes apart, so that each warp stores 512 contiguous bytes.
+template <class C, int kRows> struct TiledDqAccum {
+  static constexpr int kDim = C::kHeadDimQK;
+  static_assert(kRows % 64 == 0 && kDim % 64 == 0,
+                "whole 64 x 64 chunks of the dQ product");
+  static constexpr int kTileFloats = kRows * kDim;
+  /// Of element (r, d) of a tile.
+  static __device__ __forceinline__ int inTile(int r, int d) {
+    const int rr = r % 64, cc = d % 64;
+    const int chunk = (r / 64) * (kDim / 64) + d / 64;
+    const int warp = rr / 16, rem = rr % 16;
+    const int lane = (rem % 8) * 4 + (cc % 8) / 2;
+    const int e = (rem / 8) * 2 + cc % 2;
+    return chunk * 4096 + ((warp * 8 + cc / 8) * 32 + lane) * 4 + e;
+  }
+  static __device__ __forceinline__ i64 tile(i64 bh, int i, int seqQ) {
+    return (bh * ((seqQ + kRows - 1) / kRows) + i / kRows) * kTileFloats;
+  }
+  static __device__ __forceinline__ i64 offset(i64 bh, int i, int d,
+                                               int seqQ) {
+    return tile(bh, i, seqQ) + inTile(i % kRows, d);
+  }
+};
+
 /// D = rowsum(dO * O) per row of [batch][heads_q][seq_q], one warp a row;
-/// zeroes the row's dQ sum (atomic mode), and, over the grid, the dbias sum
-/// or the dbias written in place.
-template <class C> struct FlashBackwardPre {
+/// zeroes the row's dQ sum (atomic mode; DqAccum: where the sums live), and,
+/// over the grid, the dbias sum or the dbias written in place.
+template <class C, class DqAccum> struct FlashBackwardPre {
   static __device__ void run(const FlashBwdParams &p) {
     const int lane = threadIdx.x % 32;
     const i64 rows = static_cast<i64>(p.batch) * p.heads_q * p.seq_q;
@@ -322,7 +362,7 @@ template <class C> struct FlashBackwardPre {
         p.delta[r] = sum;
       if (p.dq_accum)
         for (int d = lane; d < C::kHeadDimQK; d += 32)
-          p.dq_accum[r * C::kHeadDimQK + d] = 0.f;
+          p.dq_accum[DqAccum::offset(r / p.seq_q, i, d, p.seq_q)] = 0.f;
     }
     if (C::kBiasGrad) {
       const i64 elements = static_cast<i64>(p.dbias_shape[0]) * p.dbias_shape[1] *
@@ -341,7 +381,7 @@ template <class C> struct FlashBackwardPre {
 
 /// dQ = scale * the f32 sum, in the element type (atomic mode), one warp a
 /// row; and the summed dbias to its element type.
-template <class C> struct FlashBackwardConvert {
+template <class C, class DqAccum> struct FlashBackwardConvert {
   static __device__ void run(const FlashBwdParams &p) {
     const int lane = threadIdx.x % 32;
     const i64 rows = static_cast<i64>(p.batch) * p.heads_q * p.seq_q;
@@ -354,7 +394,8 @@ template <class C> struct FlashBackwardConvert {
       const i64 dq = b * p.dq_strides[0] + h * p.dq_strides[1] + i * p.dq_strides[2];
       for (int d = lane; d < C::kHeadDimQK; d += 32)
         ElementIO<typename C::Element>::store(
-            p.dq, dq + d, p.dq_accum[r * C::kHeadDimQK + d] * p.scale);
+            p.dq, dq + d,
+            p.dq_accum[DqAccum::offset(r / p.seq_q, i, d, p.seq_q)] * p.scale);
     }
     if (C::kBiasGrad && p.dbias_accum) {
       const i64 elements = static_cast<i64>(p.dbias_shape[0]) * p.dbias_shape[1] *

@@ -31,9 +31,11 @@ struct FlashBwdParams {
   void *dbias;
   float *dbias_accum;
   float *delta;    // workspace: rowsum(dO * O), [batch * heads_q * seq_q]
-  // Workspace: dQ / scale summed over the K/V blocks with atomics, f32
-  // [batch * heads_q * seq_q][kHeadDimQK]; null in the deterministic mode,
-  // where a Q-stationary kernel computes dQ instead.
+  // Workspace: dQ / scale summed over the K/V blocks with atomics, f32, in
+  // the K/V kernel's layout (DqAccum, flash_bwd.cuh: row by row, or tile
+  // by tile with each head's rows padded to whole query tiles; the runtime
+  // sizes it for the latter); null in the deterministic mode, where a
+  // Q-stationary kernel computes dQ instead.
   float *dq_accum;
   i64 q_strides[3], k_strides[3], v_strides[3], o_strides[3], dout_strides[3];
   i64 dq_strides[3], dk_strides[3], dv_strides[3]; // batch, head, row

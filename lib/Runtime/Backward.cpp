@@ -56,8 +56,13 @@ WorkspaceLayout layoutOf(const KernelSpec &spec, const BackwardArgs &a) {
       findBackwardKernelVariant(spec.variant);
   w.atomicDq = !a.deterministic && variant && variant->atomicDq;
   if (w.atomicDq) {
+    // Room for whole query tiles per head: the sm90 kernel adds a block's
+    // dQ of a tile in one bulk reduction (TiledDqAccum, flash_bwd.cuh).
+    const size_t tileRows = static_cast<size_t>(std::max<int64_t>(spec.blockM, 1));
+    const size_t paddedRows = static_cast<size_t>(a.batch) * spec.headsQ *
+                              ((a.seqQ + tileRows - 1) / tileRows) * tileRows;
     w.dqAccum = w.total;
-    w.total += alignUp(rows * spec.headDimQK * sizeof(float));
+    w.total += alignUp(paddedRows * spec.headDimQK * sizeof(float));
   }
   if (spec.biasGrad) {
     const int full[4] = {a.batch, spec.headsQ, a.seqQ, a.seqKV};

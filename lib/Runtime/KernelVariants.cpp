@@ -455,12 +455,17 @@ std::string sm90BackwardTilesFor(const TileConfig &t, const OperandShape &s) {
 
 /// K and V of the block, `stages` Q and dO tiles with their logsumexp and
 /// D rows (f32), dS^T (and P^T with two warpgroups per 64 keys), and the
-/// slack that aligns the tiles to 1024 bytes.
+/// slack that aligns the tiles to 1024 bytes; then, where it fits, the
+/// query tile's dQ (f32) staged for one bulk reduction per step.
 int64_t sm90BackwardShared(const TileConfig &t, const OperandShape &s) {
   int64_t scores = t.blockN * t.blockM * (sm90BackwardKeySplit(t) > 1 ? 2 : 1);
-  return 2 * (t.blockN * (s.headDimQK + s.headDimV) +
-              t.stages * t.blockM * (s.headDimQK + s.headDimV) + scores) +
-         8 * t.stages * t.blockM + 1024;
+  int64_t unstaged = 2 * (t.blockN * (s.headDimQK + s.headDimV) +
+                          t.stages * t.blockM * (s.headDimQK + s.headDimV) +
+                          scores) +
+                     8 * t.stages * t.blockM + 1024;
+  int64_t stagedDq = 4 * t.blockM * s.headDimQK;
+  return unstaged + stagedDq <= kMaxSharedSm90 ? unstaged + stagedDq
+                                               : unstaged;
 }
 
 int64_t sm90BackwardDqShared(const TileConfig &t, const OperandShape &s) {

@@ -42,8 +42,11 @@ TEST(CAPIBackward, CompilesTheStepAndSizesTheWorkspace) {
   uint64_t bytes = 0;
   ASSERT_EQ(attn_backward_workspace_size(backward, &args, &bytes), ATTN_OK)
       << attn_last_error();
-  // D per row (256-byte aligned) and the f32 dQ sum.
-  EXPECT_EQ(bytes, (400u * 4 + 255) / 256 * 256 + 400u * 64 * 4);
+  // D per row (256-byte aligned) and the f32 dQ sum, in whole query tiles
+  // of 128 rows per head (4 heads of 100 rows).
+  EXPECT_NE(std::string(info.name).find("_128x128w8"), std::string::npos)
+      << info.name;
+  EXPECT_EQ(bytes, (400u * 4 + 255) / 256 * 256 + 4u * 128 * 64 * 4);
   args.deterministic = 1;
   ASSERT_EQ(attn_backward_workspace_size(backward, &args, &bytes), ATTN_OK);
   EXPECT_EQ(bytes, (400u * 4 + 255) / 256 * 256);

@@ -86,6 +86,7 @@ template <class C> struct FlashBackwardKV {
   using Ops = ElementOps<typename C::Element>;
   using Scores = BackwardScores<C>;
   using Tiles = BackwardTiles<C>;
+  using DqAccum = RowMajorDqAccum<C>;
   static constexpr int kThreads = C::kNumWarps * 32;
   static constexpr int kBlockM = C::kBlockM, kBlockN = C::kBlockN;
   static constexpr int kStages = C::kStages;

@@ -20,7 +20,16 @@
 //                                 and K [keys][dims] as stored), each
 //                                 warpgroup 64 query rows by whole 64-column
 //                                 blocks of the head dim, added to the f32
-//                                 sum with two-element reductions.
+//                                 sum: where shared memory holds the query
+//                                 tile's dQ (f32), staged there and added by
+//                                 one bulk reduction per step (thread 0,
+//                                 after the next step's first barrier) to
+//                                 dq_accum laid out tile by tile
+//                                 (TiledDqAccum), else by each thread, two
+//                                 elements per reduction. Those per-thread
+//                                 reductions (8 rows of 32 bytes per warp
+//                                 instruction) took a third of the kernel's
+//                                 time at hd128 (bench/NOTES.md step 45).
 // The deterministic mode computes dQ with the sm80 Q-stationary kernel
 // (FlashBackwardQ below, on at most 64 keys per tile).
 //
@@ -30,6 +39,7 @@
 // Other shapes use the sm80 variant.
 #pragma once
 #include "attn/sm80/flash_bwd.cuh"
+#include "attn/sm90/tma.cuh"
 #include "attn/sm90/wgmma.cuh"
 
 namespace attn {
@@ -64,10 +74,20 @@ template <class C> struct FlashBackwardKV {
   static constexpr int kBytesDS = 2 * kBlockN * kBlockM;
   static constexpr int kBytesP = kKeySplit > 1 ? kBytesDS : 0;
   // The slack lets the tiles start on the swizzle's 1024-byte period.
-  static constexpr int kSharedBytes = kBytesK + kBytesV +
-                                      kStages * (kBytesQ + kBytesDO) +
-                                      kBytesDS + kBytesP +
-                                      8 * kStages * kBlockM + 1024;
+  static constexpr int kSharedUnstaged = kBytesK + kBytesV +
+                                         kStages * (kBytesQ + kBytesDO) +
+                                         kBytesDS + kBytesP +
+                                         8 * kStages * kBlockM + 1024;
+  // The staged dQ: the query tile's, f32, in the order of TiledDqAccum
+  // (flash_bwd.cuh), which dq_accum then has. KernelVariants.cpp's
+  // sm90BackwardShared decides the same.
+  static constexpr int kBytesDqStaged = 4 * kBlockM * kDimQK;
+  static constexpr bool kStageDq =
+      kSharedUnstaged + kBytesDqStaged <= kMaxSharedSm90;
+  static constexpr int kSharedBytes =
+      kSharedUnstaged + (kStageDq ? kBytesDqStaged : 0);
+  using DqAccum = typename Conditional<kStageDq, TiledDqAccum<C, kBlockM>,
+                                       RowMajorDqAccum<C>>::type;
 
   using ScoreProduct = Wgmma<typename C::Element, kScoreCols>;
   using DkProduct = Wgmma<typename C::Element, kSliceQK>;
@@ -110,6 +130,19 @@ template <class C> struct FlashBackwardKV {
       }
   }
 
+  /// Adds the staged dQ of the query tile at row m0 of head h to its f32
+  /// sums, one bulk reduction (the calling thread's bulk group).
+  static __device__ __forceinline__ void
+  reduceStagedDq(const FlashBwdParams &p, int b, int h, int m0, u32 sDq) {
+    if constexpr (kStageDq) {
+      bulkReduceAddF32(
+          p.dq_accum + DqAccum::tile(static_cast<i64>(b) * p.heads_q + h, m0,
+                                     p.seq_q),
+          sDq, kBytesDqStaged);
+      bulkCommit();
+    }
+  }
+
   static __device__ void run(const FlashBwdParams &p, char *smemRaw) {
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int wg = warp / 4;
@@ -124,9 +157,15 @@ template <class C> struct FlashBackwardKV {
     const u32 sK = (sharedAddress(smemRaw) + 1023) & ~1023u;
     const u32 sV = sK + kBytesK, sQ = sV + kBytesV;
     const u32 sDO = sQ + kStages * kBytesQ, sDS = sDO + kStages * kBytesDO;
-    const u32 sP = sDS + kBytesDS;
-    float *sLse = reinterpret_cast<float *>(smemRaw + (sP + kBytesP -
-                                                       sharedAddress(smemRaw)));
+    const u32 sP = sDS + kBytesDS, sDq = sP + kBytesP;
+    float *sLse = reinterpret_cast<float *>(
+        smemRaw + (sDq + (kStageDq ? kBytesDqStaged : 0) -
+                   sharedAddress(smemRaw)));
+    // The staged dQ is read by thread 0's bulk reduction in the step after
+    // it: issued after that step's first barrier (every warp's stores made
+    // visible to the async proxy before it) and waited for before the
+    // barrier that precedes its dQ product.
+    const bool stageDq = kStageDq && p.dq_accum;
     float *sDelta = sLse + kStages * kBlockM;
 
     const KeyBlockSteps<C, kBlockM, kBlockN> keySteps(p, b, hk, group, n0);
@@ -188,10 +227,19 @@ template <class C> struct FlashBackwardKV {
       const int stage =
           Pipeline::begin(t, steps, loadStep, [] { fenceSharedForAsyncProxy(); });
 
+      if (stageDq && threadIdx.x == 0 && t > 0)
+        reduceStagedDq(p, b, keySteps.head(t - 1, hk * group),
+                       keySteps.row(t - 1), sDq);
+
       const int m0 = keySteps.row(t);
       const Mask<C> mask(p, b, keySteps.head(t, hk * group), m0, kBlockM);
       const u32 q = sQ + stage * kBytesQ, dout = sDO + stage * kBytesDO;
       float s[kSTiles][4], dp[kSTiles][4];
+      u32 pA[kScoreCols / 16][4], dsA[kScoreCols / 16][4];
+      const u64 doCols = sharedDescriptor(
+          dout + part * (kSliceV / 64) * (kBlockM * 128), kBlockM * 128, 1024);
+      const u64 qCols = sharedDescriptor(
+          q + part * (kSliceQK / 64) * (kBlockM * 128), kBlockM * 128, 1024);
       {
         const u64 qRows = sharedDescriptor(q + scoreCol0 * 128, 16, 1024);
         const u64 doRows = sharedDescriptor(dout + scoreCol0 * 128, 16, 1024);
@@ -215,10 +263,11 @@ template <class C> struct FlashBackwardKV {
             ScoreProduct::template ss<1>(dp, vRows + (a >> 4), doRows + (bo >> 4));
         }
         wgmmaCommit();
-        wgmmaWait<0>();
-        fenceAccumulators(s);
-        fenceAccumulators(dp);
       }
+
+      wgmmaWait<0>();
+      fenceAccumulators(s);
+      fenceAccumulators(dp);
 
       // P and dS, element by element; keys are rows, queries columns.
       Scores::applyKeyRows(p, mask, kBlockM, n0, kBlockN, n0 + keyRow0,
@@ -226,7 +275,6 @@ template <class C> struct FlashBackwardKV {
                            sDelta + stage * kBlockM, s, dp);
 
       // P^T and dS^T as A fragments (k16 = 16 queries each).
-      u32 pA[kScoreCols / 16][4], dsA[kScoreCols / 16][4];
 #pragma unroll
       for (int kk = 0; kk < kScoreCols / 16; ++kk) {
         packP<Ops>(pA[kk], s, kk);
@@ -239,18 +287,16 @@ template <class C> struct FlashBackwardKV {
       if constexpr (kKeySplit > 1) {
         storeScores(sP, keyRow0, scoreCol0, pA);
         // Every warpgroup's scores, written by the generic proxy, are read
-        // by wgmma.
+        // by wgmma; the staged dQ is free once the reductions read it.
         fenceSharedForAsyncProxy();
+        if (stageDq && threadIdx.x == 0)
+          bulkWait<true>();
         __syncthreads();
       }
 
       // dV += P^T dO and dK += dS^T Q over the tile's queries, the
       // warpgroup's slice of the head dims.
       {
-        const u64 doCols = sharedDescriptor(
-            dout + part * (kSliceV / 64) * (kBlockM * 128), kBlockM * 128, 1024);
-        const u64 qCols = sharedDescriptor(
-            q + part * (kSliceQK / 64) * (kBlockM * 128), kBlockM * 128, 1024);
         wgmmaFence();
         if constexpr (kKeySplit == 1) {
 #pragma unroll
@@ -281,8 +327,10 @@ template <class C> struct FlashBackwardKV {
       if (p.dq_accum) {
         if constexpr (kKeySplit == 1) {
           // Every warpgroup's dS^T, written by the generic proxy, is read
-          // by wgmma.
+          // by wgmma; the staged dQ is free once the reductions read it.
           fenceSharedForAsyncProxy();
+          if (stageDq && threadIdx.x == 0)
+            bulkWait<true>();
           __syncthreads();
         }
 #pragma unroll
@@ -302,20 +350,36 @@ template <class C> struct FlashBackwardKV {
           wgmmaCommit();
           wgmmaWait<0>();
           fenceAccumulators(dq);
-          // (Computed here, not live beside dK, dV and dQ during the product.)
-          const i64 row0 = (static_cast<i64>(b) * p.heads_q + mask.h) * p.seq_q;
+          if constexpr (kStageDq) {
+            // TiledDqAccum's chunk of these rows and columns.
+            const u32 chunk = sDq + (dqm * (kDimQK / 64) + col0 / 64) * 16384 +
+                              (warp % 4) * 4096 + lane * 16;
 #pragma unroll
-          for (int j = 0; j < kDqChunk / 8; ++j)
+            for (int j = 0; j < kDqChunk / 8; ++j)
+              storeShared4f(chunk + j * 512, dq[j][0], dq[j][1], dq[j][2],
+                            dq[j][3]);
+          } else {
+            // (Computed here, not live beside dK, dV and dQ during the
+            // product.)
+            const i64 row0 =
+                (static_cast<i64>(b) * p.heads_q + mask.h) * p.seq_q;
 #pragma unroll
-            for (int half = 0; half < 2; ++half) {
-              const int row =
-                  m0 + dqm * 64 + 16 * (warp % 4) + lane / 4 + half * 8;
-              const int col = col0 + j * 8 + (lane % 4) * 2;
-              if (row < p.seq_q)
-                reduceAddPair(p.dq_accum + (row0 + row) * kDimQK + col,
-                              dq[j][2 * half], dq[j][2 * half + 1]);
-            }
+            for (int j = 0; j < kDqChunk / 8; ++j)
+#pragma unroll
+              for (int half = 0; half < 2; ++half) {
+                const int row =
+                    m0 + dqm * 64 + 16 * (warp % 4) + lane / 4 + half * 8;
+                const int col = col0 + j * 8 + (lane % 4) * 2;
+                if (row < p.seq_q)
+                  reduceAddPair(p.dq_accum + (row0 + row) * kDimQK + col,
+                                dq[j][2 * half], dq[j][2 * half + 1]);
+              }
+          }
         }
+        // The staged dQ, written by the generic proxy, is read by the bulk
+        // reductions (after the next barrier).
+        if constexpr (kStageDq)
+          fenceProxyAsyncShared();
       } else {
         wgmmaWait<0>();
       }
@@ -323,6 +387,16 @@ template <class C> struct FlashBackwardKV {
       fenceAccumulators(dv);
     }
     waitAsync<0>();
+    if (stageDq && steps > 0) {
+      // Every warp's last dQ staged; the block's shared memory lives until
+      // its reductions are done.
+      __syncthreads();
+      if (threadIdx.x == 0) {
+        reduceStagedDq(p, b, keySteps.head(steps - 1, hk * group),
+                       keySteps.row(steps - 1), sDq);
+        bulkWait<false>();
+      }
+    }
 
     storeKeyGradients<Ops, kDimQK, kDimV>(p, b, hk, n0 + keyRow0,
                                           part * kSliceQK, part * kSliceV, dk,

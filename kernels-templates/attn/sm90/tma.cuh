@@ -94,6 +94,16 @@ __device__ __forceinline__ void tmaStore4d(const TensorMap *map, u32 src,
                "r"(src), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
                : "memory");
 }
+/// Adds `bytes` (a multiple of 16) of f32 at the shared address src to
+/// the global f32 at dst (16-byte aligned) in one bulk reduction, in the
+/// calling thread's current bulk group.
+__device__ __forceinline__ void bulkReduceAddF32(float *dst, u32 src,
+                                                 u32 bytes) {
+  asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 "
+               "[%0], [%1], %2;" ::"l"(dst),
+               "r"(src), "r"(bytes)
+               : "memory");
+}
 __device__ __forceinline__ void bulkCommit() {
   asm volatile("cp.async.bulk.commit_group;" ::: "memory");
 }
@@ -109,6 +119,13 @@ template <bool kRead> __device__ __forceinline__ void bulkWait() {
 /// proxy).
 __device__ __forceinline__ void fenceProxyAsyncShared() {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+/// Four f32 to shared memory (16-byte aligned).
+__device__ __forceinline__ void storeShared4f(u32 addr, float a, float b,
+                                              float c, float d) {
+  asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(addr), "f"(a),
+               "f"(b), "f"(c), "f"(d)
+               : "memory");
 }
 /// A 32-bit shared-memory store.
 __device__ __forceinline__ void storeShared(u32 addr, u32 value) {

@@ -180,12 +180,12 @@ mlir::attn::emitFlashBackwardKernel(FlashBwdOp op) {
      << "// D = rowsum(dO * O); zeroes the sums.\n"
      << "extern \"C\" __global__ void __launch_bounds__(attn::kBackwardRowThreads) "
      << spec.name << "_pre(const attn::FlashBwdParams params) {\n"
-     << "  attn::FlashBackwardPre<Config>::run(params);\n"
+     << "  attn::FlashBackwardPre<Config, KV::DqAccum>::run(params);\n"
      << "}\n\n"
      << "// The f32 sums to their element types.\n"
      << "extern \"C\" __global__ void __launch_bounds__(attn::kBackwardRowThreads) "
      << spec.name << "_convert(const attn::FlashBwdParams params) {\n"
-     << "  attn::FlashBackwardConvert<Config>::run(params);\n"
+     << "  attn::FlashBackwardConvert<Config, KV::DqAccum>::run(params);\n"
      << "}\n";
   return spec;
 }

@@ -4,11 +4,11 @@
 // On sm_90a the same step binds the wgmma templates: with a bias and a
 // score_mod at head dim 64, one warpgroup of 64 keys and query tiles of 64
 // (registers), the sm80 dQ kernel for the deterministic mode.
-// SM90: // attn_bwd_bf16_hd64_gqa2_causal_dbias_mod_sm90_64x64w4s2: 128 threads, 59392 bytes of shared memory (dQ kernel: 128, 55296)
+// SM90: // attn_bwd_bf16_hd64_gqa2_causal_dbias_mod_sm90_64x64w4s2: 128 threads, 75776 bytes of shared memory (dQ kernel: 128, 55296)
 // SM90-NEXT: #include "attn/sm90/flash_bwd.cuh"
 // SM90: using KV = attn::sm90::FlashBackwardKV<Config>;
 // SM90-NEXT: using Q = attn::sm90::FlashBackwardQ<Config>;
-// SM90-NEXT: static_assert(KV::kSharedBytes == 59392 && Q::kSharedBytes == 55296 && Q::kThreads == 128,
+// SM90-NEXT: static_assert(KV::kSharedBytes == 75776 && Q::kSharedBytes == 55296 && Q::kThreads == 128,
 // SM90: extern "C" __global__ void __launch_bounds__(128, 1) [[NAME:attn_bwd_[a-z0-9_]+]](const attn::FlashBwdParams params) {
 // SM90: extern "C" __global__ void __launch_bounds__(128, 1) [[NAME]]_dq(const attn::FlashBwdParams params) {
 
