@@ -516,6 +516,66 @@ __device__ __forceinline__ void loadMatrixX4Trans(u32 (&r)[4], u32 address) {
       : "r"(address));
 }
 
+/// Transposes four 32-bit words across the four lanes of a quad: lane j
+/// holds m[i] = M[j][i] and gets M[i][j]. Two butterfly steps (lanes one,
+/// then two apart), each sending the two words the partner lacks.
+__device__ __forceinline__ void quadTranspose(u32 (&m)[4]) {
+  const int lane = threadIdx.x % 4;
+#pragma unroll
+  for (int bit = 1; bit <= 2; bit <<= 1) {
+    const bool upper = lane & bit;
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      if (i & bit)
+        continue;
+      // Word i (bit clear) and i | bit: the lower lane keeps i and sends
+      // i | bit, the upper keeps i | bit and sends i.
+      const u32 send = upper ? m[i] : m[i | bit];
+      const u32 got = __shfl_xor_sync(0xffffffffu, send, bit);
+      if (upper)
+        m[i] = got;
+      else
+        m[i | bit] = got;
+    }
+  }
+}
+
+/// A 16-byte global store (16-byte aligned). Inline PTX: given the plain
+/// vector store, the compiler split the first of a row's into four.
+__device__ __forceinline__ void storeGlobal16(void *address,
+                                              const u32 (&w)[4]) {
+  asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(address),
+               "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3])
+               : "memory");
+}
+
+/// Stores half `half` (rows lane / 4, or + 8) of a warp's m16 accumulator
+/// rows, kTiles n8 tiles of four floats times `scale`, at `row` (16-byte
+/// aligned, the tiles' 8 * kTiles columns): a quad's 4 words of 4 tiles
+/// transposed, so that each lane stores one tile's 8 columns with one
+/// 16-byte store where there were four 4-byte ones, each touching 8 rows.
+/// Every lane of the warp calls it (the quad exchanges words); `store`
+/// false skips the lane's stores (rows past the sequence).
+template <class Ops, int kTiles>
+__device__ __forceinline__ void storeRowVectorized(u16 *row,
+                                                   const float (&acc)[kTiles][4],
+                                                   int half, float scale,
+                                                   bool store) {
+  static_assert(kTiles % 4 == 0, "whole groups of 4 column tiles");
+  const int lane = threadIdx.x % 32;
+#pragma unroll
+  for (int g = 0; g < kTiles / 4; ++g) {
+    u32 words[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+      words[i] = Ops::pack(acc[4 * g + i][2 * half] * scale,
+                           acc[4 * g + i][2 * half + 1] * scale);
+    quadTranspose(words);
+    if (store)
+      storeGlobal16(row + (4 * g + lane % 4) * 8, words);
+  }
+}
+
 } // namespace attn
 
 // The scalar semantics of score_mod regions (the emitted scoreMod() calls).

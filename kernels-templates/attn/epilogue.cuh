@@ -26,39 +26,6 @@ __device__ __forceinline__ void addSink(float sink, float rowMax, float total,
   lse = (top + __log2f(all)) * kLn2;
 }
 
-/// Transposes four 32-bit words across the four lanes of a quad: lane j
-/// holds m[i] = M[j][i] and gets M[i][j]. Two butterfly steps (lanes one,
-/// then two apart), each sending the two words the partner lacks.
-__device__ __forceinline__ void quadTranspose(u32 (&m)[4]) {
-  const int lane = threadIdx.x % 4;
-#pragma unroll
-  for (int bit = 1; bit <= 2; bit <<= 1) {
-    const bool upper = lane & bit;
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      if (i & bit)
-        continue;
-      // Word i (bit clear) and i | bit: the lower lane keeps i and sends
-      // i | bit, the upper keeps i | bit and sends i.
-      const u32 send = upper ? m[i] : m[i | bit];
-      const u32 got = __shfl_xor_sync(0xffffffffu, send, bit);
-      if (upper)
-        m[i] = got;
-      else
-        m[i | bit] = got;
-    }
-  }
-}
-
-/// A 16-byte global store (16-byte aligned). Inline PTX: given the plain
-/// vector store, the compiler split the first of a row's into four.
-__device__ __forceinline__ void storeGlobal16(void *address,
-                                              const u32 (&w)[4]) {
-  asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(address),
-               "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3])
-               : "memory");
-}
-
 template <class C> struct Epilogue {
   using Ops = ElementOps<typename C::Element>;
 
@@ -130,22 +97,9 @@ template <class C> struct Epilogue {
             partial ? p.partial_o + (split * splitRows + rowIndex) * C::kHeadDimV
                     : nullptr;
         u16 *rowOut = out + head * p.o_strides[1] + row * p.o_strides[2];
-        if (vectorized) {
-          // A quad's 4 words of 4 column tiles, transposed: each lane
-          // stores one tile's 8 columns (16 bytes, one instruction where
-          // there were four 4-byte stores, each touching 8 rows). Every
-          // lane exchanges, rows past the sequence too.
-#pragma unroll
-          for (int g = 0; g < kOTiles / 4; ++g) {
-            u32 words[4];
-#pragma unroll
-            for (int i = 0; i < 4; ++i)
-              words[i] = Ops::pack(o[mt][4 * g + i][2 * half] * inv,
-                                   o[mt][4 * g + i][2 * half + 1] * inv);
-            quadTranspose(words);
-            if (inSequence)
-              storeGlobal16(rowOut + (4 * g + lane % 4) * 8, words);
-          }
+        if constexpr (kOTiles % 4 == 0) {
+          if (vectorized)
+            storeRowVectorized<Ops>(rowOut, o[mt], half, inv, inSequence);
         }
         if (!inSequence)
           continue;
