@@ -4,7 +4,8 @@
 //   dV = P^T dO, dK = scale dS^T Q, dQ = scale dS K, dbias = dZ.
 //
 // A backward is up to four launches (the runtime orders them on a stream):
-//   FlashBackwardPre     D of every row; zeroes the dQ (and dbias) sums
+//   FlashBackwardPre     D of every row; zeroes the dbias sum (a memset
+//                        of the runtime zeroes the dQ sum before it)
 //   <variant> FlashBackwardKV   K/V-stationary: dK, dV (and dbias) of a
 //                        block of keys, summed over the query heads of its
 //                        K/V head; dQ / scale added with f32 atomics
@@ -85,22 +86,45 @@ template <class C, int kBlockM, int kBlockN> struct KeyBlockSteps {
 /// warp holds (keys key0 + lane / 4 and + 8): kDkTiles and kDvTiles n8
 /// tiles from columns dkCol0 and dvCol0; columns past the head dims (its
 /// padding) and keys past seq_kv are not stored. Keys no query saw
-/// (masked, padded) store their zero gradients.
+/// (masked, padded) store their zero gradients. 16 bytes per lane
+/// (storeRowVectorized) where the slices are whole groups of 4 tiles inside
+/// the head dims and the rows 16-byte aligned (a choice uniform over the
+/// warp), else 4.
 template <class Ops, int kDimQK, int kDimV, int kDkTiles, int kDvTiles>
 __device__ __forceinline__ void
 storeKeyGradients(const FlashBwdParams &p, int b, int hk, int key0,
                   int dkCol0, int dvCol0, const float (&dk)[kDkTiles][4],
                   const float (&dv)[kDvTiles][4]) {
   const int lane = threadIdx.x % 32;
+  u16 *dkBase = static_cast<u16 *>(p.dk) + b * p.dk_strides[0] +
+                hk * p.dk_strides[1];
+  u16 *dvBase = static_cast<u16 *>(p.dv) + b * p.dv_strides[0] +
+                hk * p.dv_strides[1];
+  constexpr bool kWholeGroups = kDkTiles % 4 == 0 && kDvTiles % 4 == 0;
+  const bool vectorized =
+      kWholeGroups && dkCol0 + kDkTiles * 8 <= kDimQK &&
+      dvCol0 + kDvTiles * 8 <= kDimV &&
+      ((reinterpret_cast<unsigned long long>(dkBase) |
+        reinterpret_cast<unsigned long long>(dvBase) |
+        static_cast<unsigned long long>(p.dk_strides[2] | p.dv_strides[2]) *
+            sizeof(u16)) %
+       16) == 0;
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
     const int key = key0 + lane / 4 + half * 8;
+    u16 *dkRow = dkBase + key * p.dk_strides[2];
+    u16 *dvRow = dvBase + key * p.dv_strides[2];
+    if constexpr (kWholeGroups) {
+      if (vectorized) {
+        storeRowVectorized<Ops>(dkRow + dkCol0, dk, half, p.scale,
+                                key < p.seq_kv);
+        storeRowVectorized<Ops>(dvRow + dvCol0, dv, half, 1.f,
+                                key < p.seq_kv);
+        continue;
+      }
+    }
     if (key >= p.seq_kv)
       continue;
-    u16 *dkRow = static_cast<u16 *>(p.dk) + b * p.dk_strides[0] +
-                 hk * p.dk_strides[1] + key * p.dk_strides[2];
-    u16 *dvRow = static_cast<u16 *>(p.dv) + b * p.dv_strides[0] +
-                 hk * p.dv_strides[1] + key * p.dv_strides[2];
 #pragma unroll
     for (int t = 0; t < kDkTiles; ++t) {
       const int col = dkCol0 + t * 8 + (lane % 4) * 2;
@@ -298,6 +322,7 @@ __device__ __forceinline__ i64 stridedOffset(i64 i, const int (&shape)[4],
 /// kernel that adds to them says (its DqAccum): element (bh, i, d) of query
 /// row i of head bh = b * heads_q + h. Row by row, [bh][seq_q][kHeadDimQK]:
 template <class C> struct RowMajorDqAccum {
+  static constexpr bool kTiled = false;
   static __device__ __forceinline__ i64 offset(i64 bh, int i, int d,
                                                int seqQ) {
     return (bh * seqQ + i) * C::kHeadDimQK + d;
@@ -312,6 +337,8 @@ template <class C> struct RowMajorDqAccum {
 /// lanes' four values (rows lane / 4 and + 8, columns 2 (lane % 4) and
 /// + 1) 16 bytes apart, so that each warp stores 512 contiguous bytes.
 template <class C, int kRows> struct TiledDqAccum {
+  static constexpr bool kTiled = true;
+  static constexpr int kTileRows = kRows;
   static constexpr int kDim = C::kHeadDimQK;
   static_assert(kRows % 64 == 0 && kDim % 64 == 0,
                 "whole 64 x 64 chunks of the dQ product");
@@ -334,15 +361,22 @@ template <class C, int kRows> struct TiledDqAccum {
   }
 };
 
-/// D = rowsum(dO * O) per row of [batch][heads_q][seq_q], one warp a row;
-/// zeroes the row's dQ sum (atomic mode; DqAccum: where the sums live), and,
-/// over the grid, the dbias sum or the dbias written in place.
+/// D = rowsum(dO * O) per row of [batch][heads_q][seq_q]: each warp takes
+/// backwardPreRowsPerWarp rows (params_bwd.h), a group of lanes a row, 16
+/// bytes per lane where the rows allow, else 2; and, over the grid, zeroes
+/// the dbias sum or the dbias written in place. (The dQ sum is zeroed by
+/// the runtime's memset before it.)
 template <class C, class DqAccum> struct FlashBackwardPre {
   static __device__ void run(const FlashBwdParams &p) {
-    const int lane = threadIdx.x % 32;
+    constexpr int kRowsPerWarp = backwardPreRowsPerWarp(C::kHeadDimV);
+    constexpr int kLanes = 32 / kRowsPerWarp;
+    const int lane = threadIdx.x % 32, l = lane % kLanes;
     const i64 rows = static_cast<i64>(p.batch) * p.heads_q * p.seq_q;
-    const i64 r = static_cast<i64>(blockIdx.x) * (kBackwardRowThreads / 32) +
-                  threadIdx.x / 32;
+    const i64 r = (static_cast<i64>(blockIdx.x) * (kBackwardRowThreads / 32) +
+                   threadIdx.x / 32) *
+                      kRowsPerWarp +
+                  lane / kLanes;
+    float sum = 0.f;
     if (r < rows) {
       const int i = static_cast<int>(r % p.seq_q);
       const int h = static_cast<int>(r / p.seq_q % p.heads_q);
@@ -352,18 +386,34 @@ template <class C, class DqAccum> struct FlashBackwardPre {
       const u16 *dout = static_cast<const u16 *>(p.dout) + b * p.dout_strides[0] +
                         h * p.dout_strides[1] + i * p.dout_strides[2];
       using Ops = ElementOps<typename C::Element>;
-      float sum = 0.f;
-      for (int d = lane; d < C::kHeadDimV; d += 32)
-        sum += Ops::toFloat(o[d]) * Ops::toFloat(dout[d]);
+      const bool vectorized =
+          C::kHeadDimV % 8 == 0 &&
+          ((reinterpret_cast<unsigned long long>(o) |
+            reinterpret_cast<unsigned long long>(dout)) %
+           16) == 0;
+      if (vectorized) {
+        for (int d = l * 8; d < C::kHeadDimV; d += kLanes * 8) {
+          const uint4 x = *reinterpret_cast<const uint4 *>(o + d);
+          const uint4 y = *reinterpret_cast<const uint4 *>(dout + d);
+          const u32 xs[4] = {x.x, x.y, x.z, x.w}, ys[4] = {y.x, y.y, y.z, y.w};
 #pragma unroll
-      for (int offset = 16; offset > 0; offset /= 2)
-        sum += __shfl_xor_sync(0xffffffffu, sum, offset);
-      if (lane == 0)
-        p.delta[r] = sum;
-      if (p.dq_accum)
-        for (int d = lane; d < C::kHeadDimQK; d += 32)
-          p.dq_accum[DqAccum::offset(r / p.seq_q, i, d, p.seq_q)] = 0.f;
+          for (int w = 0; w < 4; ++w)
+            sum += Ops::toFloat(static_cast<u16>(xs[w] & 0xffffu)) *
+                       Ops::toFloat(static_cast<u16>(ys[w] & 0xffffu)) +
+                   Ops::toFloat(static_cast<u16>(xs[w] >> 16)) *
+                       Ops::toFloat(static_cast<u16>(ys[w] >> 16));
+        }
+      } else {
+        for (int d = l; d < C::kHeadDimV; d += kLanes)
+          sum += Ops::toFloat(o[d]) * Ops::toFloat(dout[d]);
+      }
     }
+    // Within each group (every lane takes part; rows past the end add 0).
+#pragma unroll
+    for (int offset = kLanes / 2; offset > 0; offset /= 2)
+      sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+    if (l == 0 && r < rows)
+      p.delta[r] = sum;
     if (C::kBiasGrad) {
       const i64 elements = static_cast<i64>(p.dbias_shape[0]) * p.dbias_shape[1] *
                            p.dbias_shape[2] * p.dbias_shape[3];
@@ -379,24 +429,21 @@ template <class C, class DqAccum> struct FlashBackwardPre {
   }
 };
 
-/// dQ = scale * the f32 sum, in the element type (atomic mode), one warp a
-/// row; and the summed dbias to its element type.
+/// dQ = scale * the f32 sum, in the element type (atomic mode); and the
+/// summed dbias to its element type. A warp a task, no loop (a grid-stride
+/// loop's 64-bit divisions made ptxas spill): the runtime's grid has a
+/// warp per row of [batch][heads_q][seq_q], and at least one per
+/// kBackwardConvertFloatsPerWarp floats of the sum. Row by row, a warp a
+/// row; tile by tile, a warp 16 rows by 32 columns of a 64 x 64 chunk:
+/// four 512-byte reads (n8 tiles 4g .. 4g + 3 of its warp slot) and,
+/// transposed across each quad, 16-byte stores.
 template <class C, class DqAccum> struct FlashBackwardConvert {
   static __device__ void run(const FlashBwdParams &p) {
     const int lane = threadIdx.x % 32;
-    const i64 rows = static_cast<i64>(p.batch) * p.heads_q * p.seq_q;
-    const i64 r = static_cast<i64>(blockIdx.x) * (kBackwardRowThreads / 32) +
-                  threadIdx.x / 32;
-    if (p.dq_accum && r < rows) {
-      const int i = static_cast<int>(r % p.seq_q);
-      const int h = static_cast<int>(r / p.seq_q % p.heads_q);
-      const int b = static_cast<int>(r / (static_cast<i64>(p.seq_q) * p.heads_q));
-      const i64 dq = b * p.dq_strides[0] + h * p.dq_strides[1] + i * p.dq_strides[2];
-      for (int d = lane; d < C::kHeadDimQK; d += 32)
-        ElementIO<typename C::Element>::store(
-            p.dq, dq + d,
-            p.dq_accum[DqAccum::offset(r / p.seq_q, i, d, p.seq_q)] * p.scale);
-    }
+    const i64 warp =
+        static_cast<i64>(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32;
+    if (p.dq_accum)
+      convertDq(p, lane, warp);
     if (C::kBiasGrad && p.dbias_accum) {
       const i64 elements = static_cast<i64>(p.dbias_shape[0]) * p.dbias_shape[1] *
                            p.dbias_shape[2] * p.dbias_shape[3];
@@ -405,6 +452,93 @@ template <class C, class DqAccum> struct FlashBackwardConvert {
         ElementIO<typename C::BiasElement>::store(
             p.dbias, stridedOffset(e, p.dbias_shape, p.dbias_strides),
             p.dbias_accum[e]);
+    }
+  }
+
+  static __device__ __forceinline__ void convertDq(const FlashBwdParams &p,
+                                                   int lane, i64 task) {
+    using Ops = ElementOps<typename C::Element>;
+    const i64 heads = static_cast<i64>(p.batch) * p.heads_q;
+    if constexpr (DqAccum::kTiled) {
+      constexpr int kDim = DqAccum::kDim, kRows = DqAccum::kTileRows;
+      constexpr int kChunksPerTile = (kRows / 64) * (kDim / 64);
+      const int tilesPerHead = (p.seq_q + kRows - 1) / kRows;
+      const i64 chunks = heads * tilesPerHead * kChunksPerTile;
+      // Uniform: 16-byte stores need every row 16-byte aligned.
+      const bool vectorized =
+          ((reinterpret_cast<unsigned long long>(p.dq) |
+            static_cast<unsigned long long>(p.dq_strides[0] | p.dq_strides[1] |
+                                            p.dq_strides[2]) *
+                sizeof(u16)) %
+           16) == 0;
+      if (task < chunks * 8) {
+        const i64 chunk = task / 8;
+        const int slot = static_cast<int>(task % 8) / 2, g = task % 2;
+        const int inTile = static_cast<int>(chunk % kChunksPerTile);
+        const i64 tile = chunk / kChunksPerTile;
+        const i64 bh = tile / tilesPerHead;
+        const int b = static_cast<int>(bh / p.heads_q),
+                  h = static_cast<int>(bh % p.heads_q);
+        const int row0 = static_cast<int>(tile % tilesPerHead) * kRows +
+                         (inTile / (kDim / 64)) * 64 + 16 * slot + lane / 4;
+        const int col0 = (inTile % (kDim / 64)) * 64 + 32 * g;
+        float acc[4][4];
+        const float *from = p.dq_accum + chunk * 4096 + slot * 1024 +
+                            (4 * g) * 128 + lane * 4;
+#pragma unroll
+        for (int t = 0; t < 4; ++t) {
+          const float4 x = *reinterpret_cast<const float4 *>(from + t * 128);
+          acc[t][0] = x.x;
+          acc[t][1] = x.y;
+          acc[t][2] = x.z;
+          acc[t][3] = x.w;
+        }
+        u16 *dq = static_cast<u16 *>(p.dq) + b * p.dq_strides[0] +
+                  h * p.dq_strides[1];
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          const int row = row0 + 8 * half;
+          u16 *dqRow = dq + static_cast<i64>(row) * p.dq_strides[2] + col0;
+          if (vectorized) {
+            storeRowVectorized<Ops>(dqRow, acc, half, p.scale, row < p.seq_q);
+          } else if (row < p.seq_q) {
+#pragma unroll
+            for (int t = 0; t < 4; ++t)
+              *reinterpret_cast<u32 *>(dqRow + t * 8 + (lane % 4) * 2) =
+                  Ops::pack(acc[t][2 * half] * p.scale,
+                            acc[t][2 * half + 1] * p.scale);
+          }
+        }
+      }
+    } else {
+      // 16-byte reads and 8-byte stores where the head dim and dQ's rows
+      // allow (uniform), else element by element.
+      const bool vectorized =
+          C::kHeadDimQK % 4 == 0 &&
+          ((reinterpret_cast<unsigned long long>(p.dq) |
+            static_cast<unsigned long long>(p.dq_strides[0] | p.dq_strides[1] |
+                                            p.dq_strides[2]) *
+                sizeof(u16)) %
+           8) == 0;
+      const i64 rows = heads * p.seq_q;
+      if (const i64 r = task; r < rows) {
+        const int i = static_cast<int>(r % p.seq_q);
+        const int h = static_cast<int>(r / p.seq_q % p.heads_q);
+        const int b = static_cast<int>(r / (static_cast<i64>(p.seq_q) * p.heads_q));
+        const i64 dq = b * p.dq_strides[0] + h * p.dq_strides[1] + i * p.dq_strides[2];
+        const float *sum = p.dq_accum + DqAccum::offset(r / p.seq_q, i, 0, p.seq_q);
+        if (vectorized) {
+          for (int d = lane * 4; d < C::kHeadDimQK; d += 32 * 4) {
+            const float4 x = *reinterpret_cast<const float4 *>(sum + d);
+            *reinterpret_cast<uint2 *>(static_cast<u16 *>(p.dq) + dq + d) =
+                make_uint2(Ops::pack(x.x * p.scale, x.y * p.scale),
+                           Ops::pack(x.z * p.scale, x.w * p.scale));
+          }
+        } else {
+          for (int d = lane; d < C::kHeadDimQK; d += 32)
+            ElementIO<typename C::Element>::store(p.dq, dq + d, sum[d] * p.scale);
+        }
+      }
     }
   }
 };

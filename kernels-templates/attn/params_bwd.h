@@ -6,9 +6,25 @@
 
 namespace attn {
 
-/// Threads of the backward's preprocessing and conversion kernels; a warp
-/// handles one row of [batch][heads_q][seq_q].
+/// Threads of the backward's preprocessing and conversion kernels.
 constexpr int kBackwardRowThreads = 128;
+/// Rows of D = rowsum(dO * O) a warp of the preprocessing kernel takes:
+/// its lanes in groups of headDimV / 8 (16 bytes each, rounded up to a
+/// power of two), a row per group, so that each warp has as many bytes in
+/// flight as 32 lanes load (the kernel is memory-bound); one row where
+/// 16-byte loads do not divide the head dim.
+constexpr int backwardPreRowsPerWarp(int headDimV) {
+  if (headDimV % 8 != 0 || headDimV / 8 > 16)
+    return 1;
+  int lanes = 1;
+  while (lanes < headDimV / 8)
+    lanes *= 2;
+  return 32 / lanes;
+}
+
+/// The conversion kernel's share of the f32 dQ sum per warp where the sum
+/// is tiled (a 16 x 32 block); row by row, a warp takes a row.
+constexpr int kBackwardConvertFloatsPerWarp = 512;
 
 /// Runtime arguments of the backward kernels. Strides are in elements (the
 /// last dimension of every tensor is contiguous); keep and bias strides are

@@ -40,6 +40,8 @@ size_t alignUp(size_t bytes) {
 /// Where a launch keeps its f32 scratch in the workspace, in bytes.
 struct WorkspaceLayout {
   size_t delta = 0, dqAccum = 0, dbiasAccum = 0, total = 0;
+  /// The f32 dQ sum's floats (zeroed before the kernels, whole tiles).
+  size_t dqAccumFloats = 0;
   bool atomicDq = false;
   /// dbias: its extents (1 where the bias broadcasts), and whether some of
   /// them sum over a dimension of the scores (then it is accumulated).
@@ -62,7 +64,8 @@ WorkspaceLayout layoutOf(const KernelSpec &spec, const BackwardArgs &a) {
     const size_t paddedRows = static_cast<size_t>(a.batch) * spec.headsQ *
                               ((a.seqQ + tileRows - 1) / tileRows) * tileRows;
     w.dqAccum = w.total;
-    w.total += alignUp(paddedRows * spec.headDimQK * sizeof(float));
+    w.dqAccumFloats = paddedRows * spec.headDimQK;
+    w.total += alignUp(w.dqAccumFloats * sizeof(float));
   }
   if (spec.biasGrad) {
     const int full[4] = {a.batch, spec.headsQ, a.seqQ, a.seqKV};
@@ -78,6 +81,25 @@ WorkspaceLayout layoutOf(const KernelSpec &spec, const BackwardArgs &a) {
     }
   }
   return w;
+}
+
+/// The blocks of the row kernels: _pre's warps take
+/// backwardPreRowsPerWarp rows each; _convert's a row each, and at least
+/// one per kBackwardConvertFloatsPerWarp of a tiled dQ sum (whose padded
+/// tiles may hold more than the rows).
+long long rowBlocksFor(long long rows, int rowsPerWarp = 1) {
+  const long long perBlock = (kBackwardRowThreads / 32) * rowsPerWarp;
+  return (rows + perBlock - 1) / perBlock;
+}
+long long preBlocks(const KernelSpec &spec, long long rows) {
+  return rowBlocksFor(rows, backwardPreRowsPerWarp(spec.headDimV));
+}
+long long convertBlocks(const WorkspaceLayout &w, long long rows) {
+  constexpr long long kFloatsPerBlock =
+      kBackwardConvertFloatsPerWarp * (kBackwardRowThreads / 32);
+  return std::max(rowBlocksFor(rows),
+                  (static_cast<long long>(w.dqAccumFloats) + kFloatsPerBlock - 1) /
+                      kFloatsPerBlock);
 }
 
 /// A gradient the kernels write two elements at a time: 4-byte aligned,
@@ -140,15 +162,15 @@ Status Kernel::validate(const BackwardArgs &a) const {
                    std::to_string(spec_.threads) + " and " +
                    std::to_string(spec_.backwardDqThreads) + " threads");
   // CUDA allows 2^31 - 1 blocks along x and 65535 along y (heads) and z
-  // (batch); the row kernels take a warp per row of [batch, headsQ, seqQ].
+  // (batch); the row kernels' grids grow with the rows [batch, headsQ,
+  // seqQ] (the conversion's with the padded dQ sum).
   const long long rows = static_cast<long long>(a.batch) * spec_.headsQ * a.seqQ;
-  const long long rowBlocks =
-      (rows + kBackwardRowThreads / 32 - 1) / (kBackwardRowThreads / 32);
   for (auto [what, grid] :
        {std::pair<const char *, std::array<long long, 3>>{
             "key", keyGrid(spec_, a)},
         {"query", queryGrid(spec_, a)},
-        {"row", {rowBlocks, 1, 1}}})
+        {"preprocessing", {preBlocks(spec_, rows), 1, 1}},
+        {"conversion", {convertBlocks(layoutOf(spec_, a), rows), 1, 1}}})
     if (grid[0] > 2147483647LL || grid[1] > 65535 || grid[2] > 65535)
       return invalid("the backward's " + std::string(what) +
                      " kernel needs a grid of " + std::to_string(grid[0]) +
@@ -306,11 +328,17 @@ Status Kernel::launch(const BackwardArgs &a, Stream stream, Device device) {
   p.scale = spec_.scale;
 
   void *args[] = {&p};
-  const size_t rows = static_cast<size_t>(a.batch) * spec_.headsQ * a.seqQ;
-  constexpr int kRowsPerBlock = kBackwardRowThreads / 32;
-  const unsigned rowBlocks =
-      static_cast<unsigned>((rows + kRowsPerBlock - 1) / kRowsPerBlock);
-  if (Status s = driver->launch(loaded.backwardPre, rowBlocks, 1, 1,
+  const long long rows = static_cast<long long>(a.batch) * spec_.headsQ * a.seqQ;
+
+  // The dQ sum starts at zero: one memset (the pre kernel's per-row stores
+  // into the tiled sum were scattered).
+  if (w.atomicDq)
+    if (Status s = driver->fillWordsAsync(
+            reinterpret_cast<DevicePtr>(p.dq_accum), 0, w.dqAccumFloats, stream);
+        !s)
+      return s;
+  if (Status s = driver->launch(loaded.backwardPre,
+                                static_cast<unsigned>(preBlocks(spec_, rows)), 1, 1,
                                 kBackwardRowThreads, 0, stream, args);
       !s)
     return s;
@@ -329,9 +357,11 @@ Status Kernel::launch(const BackwardArgs &a, Stream stream, Device device) {
         !s)
       return s;
   }
-  if (w.atomicDq || w.accumulateBias)
-    return driver->launch(loaded.backwardConvert, rowBlocks, 1, 1,
+  if (w.atomicDq || w.accumulateBias) {
+    return driver->launch(loaded.backwardConvert,
+                          static_cast<unsigned>(convertBlocks(w, rows)), 1, 1,
                           kBackwardRowThreads, 0, stream, args);
+  }
   return Status::ok();
 }
 

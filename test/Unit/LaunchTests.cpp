@@ -907,7 +907,7 @@ TEST_F(FakeDriverLaunch, BackwardLaunchesFollowTheForwardsRules) {
   int allocations = state.allocations, synchronizations = state.synchronizations;
   s = kernel->launch(args, nullptr, Device::primary(1));
   ASSERT_TRUE(s.isOk()) << s.toString();
-  // D and the zeroed sums, the K/V-stationary kernel, the dQ conversion: in
+  // D (and a zeroed dbias), the K/V-stationary kernel, the dQ conversion: in
   // device 1's context, the caller's restored after.
   ASSERT_EQ(state.launches.size(), 3u);
   const char *order[] = {"fake_bwd_rules_pre", "fake_bwd_rules",
@@ -927,10 +927,25 @@ TEST_F(FakeDriverLaunch, BackwardLaunchesFollowTheForwardsRules) {
   EXPECT_EQ(main.bwdParams.heads_q, 8);
   EXPECT_EQ(reinterpret_cast<DevicePtr>(main.bwdParams.delta), args.workspace);
   EXPECT_NE(main.bwdParams.dq_accum, nullptr);
+  // The dQ sum zeroed first, on the launch's stream: whole 64-row tiles of
+  // each of the 16 (batch, head) pairs (300 rows -> 320).
+  ASSERT_EQ(state.memsets.size(), 1u);
+  EXPECT_EQ(state.memsets[0].launchesBefore, 0u);
+  EXPECT_EQ(state.memsets[0].dst,
+            reinterpret_cast<CUdeviceptr>(main.bwdParams.dq_accum));
+  EXPECT_EQ(state.memsets[0].value, 0u);
+  EXPECT_EQ(state.memsets[0].count, 2u * 8 * 320 * 64);
+  EXPECT_EQ(state.memsets[0].stream, main.stream);
+  // _pre: 4 rows of head dim 64 per warp (8 lanes of 16 bytes a row), 16
+  // per block; _convert: a warp per row (more than the sum's 512-float
+  // blocks need).
+  EXPECT_EQ(state.launches[0].grid[0], 2u * 8 * 300 / 16);
+  EXPECT_EQ(state.launches[2].grid[0], 2u * 8 * 300 / 4);
 
   // Deterministic: the Q-stationary dQ kernel instead of the atomic sum, a
-  // block per 64 queries of each (query head, batch).
+  // block per 64 queries of each (query head, batch); no sum to zero.
   state.launches.clear();
+  state.memsets.clear();
   args.deterministic = true;
   args.workspaceBytes = *kernel->workspaceBytes(args);
   ASSERT_TRUE(kernel->launch(args, nullptr, Device::primary(1)).isOk());
@@ -940,6 +955,7 @@ TEST_F(FakeDriverLaunch, BackwardLaunchesFollowTheForwardsRules) {
   EXPECT_EQ(state.launches[2].grid[1], 8u);
   EXPECT_EQ(state.launches[2].grid[2], 2u);
   EXPECT_EQ(state.launches[2].bwdParams.dq_accum, nullptr);
+  EXPECT_TRUE(state.memsets.empty());
 
   // The sm80 variant's dQ kernel was faster than its atomics: it runs in
   // every launch, and no f32 sum needs converting.

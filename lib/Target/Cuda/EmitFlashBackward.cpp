@@ -177,7 +177,7 @@ mlir::attn::emitFlashBackwardKernel(FlashBwdOp op) {
      << "  extern __shared__ __align__(16) char smem[];\n"
      << "  Q::run(params, smem);\n"
      << "}\n\n"
-     << "// D = rowsum(dO * O); zeroes the sums.\n"
+     << "// D = rowsum(dO * O); zeroes the dbias sum (the runtime zeroes dQ's).\n"
      << "extern \"C\" __global__ void __launch_bounds__(attn::kBackwardRowThreads) "
      << spec.name << "_pre(const attn::FlashBwdParams params) {\n"
      << "  attn::FlashBackwardPre<Config, KV::DqAccum>::run(params);\n"
