@@ -365,6 +365,9 @@ template <class C> struct FlashBackwardQ {
 
   static_assert(kBlockM % 16 == 0 && kNumWarps <= 8, "a warp per 16 rows");
   static_assert(kBlockN % 16 == 0, "key tiles are whole k16 steps");
+  // Its K/V pipeline knows one or two stages; with three it loaded nothing
+  // (bench/NOTES.md, step 47).
+  static_assert(kStages == 1 || kStages == 2, "one or two K/V stages");
 
   static __device__ void run(const FlashBwdParams &p, char *smemRaw) {
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
