@@ -15,9 +15,11 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <algorithm>
 #include <chrono>
 
 namespace attn {
@@ -102,6 +104,63 @@ Status attachCpAsyncFallback(Context &context, mlir::attn::FlashOp flash,
   return Status::ok();
 }
 
+/// Compiles beyond the model's tiles for a kernel that spills.
+constexpr int kSpillRetries = 4;
+
+/// Where ptxas spills a kernel whose tiles the cost model chose, the same
+/// variant with fewer keys per tile (narrowerKeyTiles), the most that do not
+/// spill: a binary search over them (spills grow with the keys per tile),
+/// at most kSpillRetries compiles more; a remark on the op says so. The
+/// register models count a score_mod as a fixed amount of element-wise work,
+/// and captured tensors' loads or a long region push its tiles over
+/// (test/Target/Cuda/ptxas-score-mod.test). If every kernel tried spills,
+/// the model's stays.
+Status avoidSpills(Context &context, mlir::attn::FlashOp flash,
+                   std::shared_ptr<Kernel> &kernel) {
+  auto spillBytes = [](const Kernel &k) {
+    const PtxasReport &r = k.ptxas();
+    return r.parsed ? std::max(r.spillStoreBytes, r.spillLoadBytes) : 0;
+  };
+  const int spilled = spillBytes(*kernel);
+  std::optional<mlir::attn::ArchInfo> arch =
+      mlir::attn::lookupArch(context.arch());
+  if (spilled == 0 || !arch)
+    return Status::ok();
+  mlir::attn::ConfigAttr chosen = flash.getConfigAttr();
+  llvm::SmallVector<mlir::attn::ConfigAttr> narrower =
+      mlir::attn::narrowerKeyTiles(flash, *arch); // most keys first
+  std::shared_ptr<Kernel> best;
+  mlir::attn::ConfigAttr bestConfig;
+  int lo = 0, hi = static_cast<int>(narrower.size()) - 1;
+  for (int compiles = 0; lo <= hi && compiles < kSpillRetries; ++compiles) {
+    int mid = (lo + hi) / 2;
+    flash.setConfigAttr(narrower[mid]);
+    mlir::FailureOr<KernelSpec> spec = mlir::attn::emitFlashKernel(flash);
+    Result<std::shared_ptr<Kernel>> retry =
+        mlir::succeeded(spec) ? context.build(*spec)
+                              : Result<std::shared_ptr<Kernel>>(Status(
+                                    StatusCode::Unsupported, "not emitted"));
+    if (retry && spillBytes(**retry) == 0) {
+      best = *retry;
+      bestConfig = narrower[mid];
+      hi = mid - 1; // more keys may fit too
+    } else {
+      lo = mid + 1;
+    }
+  }
+  if (!best) {
+    flash.setConfigAttr(chosen);
+    return Status::ok();
+  }
+  flash.setConfigAttr(bestConfig);
+  flash.emitRemark() << "ptxas spilled " << spilled << " bytes at "
+                     << chosen.getBlockM() << "x" << chosen.getBlockN() << " ("
+                     << chosen.getVariant() << "); compiled with block_n "
+                     << bestConfig.getBlockN() << ", which does not spill";
+  kernel = best;
+  return Status::ok();
+}
+
 } // namespace
 
 void registerAttnDialects(mlir::MLIRContext &context) {
@@ -120,6 +179,15 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
     return Status(StatusCode::InvalidArgument,
                   "the backward is derived from fused attention: it needs "
                   "the pipeline and no 'unfused'");
+  // Tiles the input (a written #attn.config) or the options fix are kept
+  // even where they spill.
+  llvm::SmallPtrSet<mlir::Operation *, 4> givenTiles;
+  module.walk([&](mlir::attn::FlashOp op) {
+    if (op.getConfig())
+      givenTiles.insert(op);
+  });
+  const bool tilesForced =
+      options.blockM || options.blockN || options.numWarps || options.stages;
   if (options.runPipeline) {
     if (!options.unfused && !mlir::attn::lookupArch(context.arch()))
       return Status(StatusCode::Unsupported,
@@ -130,13 +198,6 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
     if (mlir::failed(pm.run(module)))
       return Status(StatusCode::Unsupported, diagnostics.joinedErrors());
   }
-  compiled.remarks = diagnostics.remarks;
-  if (logEnabled())
-    for (const std::string &remark : compiled.remarks)
-      log(remark);
-  llvm::raw_string_ostream irStream(compiled.loweredIR);
-  module.print(irStream);
-
   // Fused attention and the graph-op kernels of the unfused path, in order.
   std::vector<mlir::Operation *> kernelOps;
   module.walk([&](mlir::Operation *op) {
@@ -147,7 +208,7 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
   if (kernelOps.empty()) {
     std::string why = "the module has no attn.flash, attn.flash_bwd or "
                       "attn.kernel to compile";
-    for (const std::string &remark : compiled.remarks)
+    for (const std::string &remark : diagnostics.remarks)
       why += "\n" + remark;
     return Status(StatusCode::Unsupported, why);
   }
@@ -177,6 +238,10 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
     Result<std::shared_ptr<Kernel>> kernel = context.build(*spec);
     if (!kernel)
       return kernel.status();
+    if (auto flash = mlir::dyn_cast<mlir::attn::FlashOp>(op);
+        flash && !tilesForced && !givenTiles.contains(op))
+      if (Status s = avoidSpills(context, flash, *kernel); !s)
+        return s;
     // A dynamic key length with other tiles for long keys: their kernel
     // too, which the first one's launches hand long key lengths to.
     if (auto flash = mlir::dyn_cast<mlir::attn::FlashOp>(op))
@@ -207,6 +272,13 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
         return s;
     compiled.kernels.push_back(*kernel);
   }
+  // After the kernels: avoidSpills may change a config and remark on it.
+  compiled.remarks = diagnostics.remarks;
+  if (logEnabled())
+    for (const std::string &remark : compiled.remarks)
+      log(remark);
+  llvm::raw_string_ostream irStream(compiled.loweredIR);
+  module.print(irStream);
   compiled.pipelineMs = std::chrono::duration<double, std::milli>(
                             std::chrono::steady_clock::now() - start)
                             .count();

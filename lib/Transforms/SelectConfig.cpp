@@ -541,6 +541,33 @@ struct AttnSelectConfigPass
 
 } // namespace
 
+SmallVector<ConfigAttr> narrowerKeyTiles(FlashOp op, const ArchInfo &arch) {
+  SmallVector<ConfigAttr> out;
+  ConfigAttr config = op.getConfigAttr();
+  if (!config)
+    return out;
+  const KernelVariant *variant =
+      ::attn::findKernelVariant(config.getVariant().str());
+  if (!variant)
+    return out;
+  OperandShape shape = op.getOperandShape();
+  std::vector<TileConfig> tiles;
+  for (const TileConfig &c : variant->candidates(shape))
+    if (c.blockM == config.getBlockM() && c.numWarps == config.getNumWarps() &&
+        c.stages == config.getStages() && c.blockN < config.getBlockN() &&
+        variant->checkTiles(c).empty() &&
+        variant->sharedBytes(c, shape) <= arch.maxSharedPerBlock &&
+        variant->registers(c, shape) <= variant->registerLimit(c))
+      tiles.push_back(c);
+  llvm::sort(tiles, [](const TileConfig &a, const TileConfig &b) {
+    return a.blockN > b.blockN;
+  });
+  for (const TileConfig &c : tiles)
+    out.push_back(ConfigAttr::get(op.getContext(), config.getVariant(),
+                                  c.blockM, c.blockN, c.numWarps, c.stages));
+  return out;
+}
+
 ConfigAttr selectCpAsyncConfig(FlashOp op, const ArchInfo &arch) {
   Shape shape = shapeOf(op);
   for (const KernelVariant &candidate : ::attn::kernelVariants()) {

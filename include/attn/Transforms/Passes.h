@@ -46,6 +46,14 @@ LogicalResult verifyConfigFits(FlashBwdOp op, const ArchInfo &arch);
 /// serves the operands.
 ConfigAttr selectCpAsyncConfig(FlashOp op, const ArchInfo &arch);
 
+/// The tiles of `op`'s config variant with its block_m, warps and stages
+/// but fewer keys per tile that fit `arch` (KernelVariants.h), the most keys
+/// first: what the C++ API recompiles with where ptxas spills the cost
+/// model's choice, whose register model counts a score_mod as a fixed
+/// amount of element-wise work (not its captured tensors' loads nor the
+/// size of its region). Empty without a config.
+llvm::SmallVector<ConfigAttr> narrowerKeyTiles(FlashOp op, const ArchInfo &arch);
+
 /// What --attn-pipeline (and the C++ API's compile) runs.
 struct AttnPipelineOptions {
   /// Target GPU for attn-select-config.
