@@ -174,8 +174,9 @@ __device__ __forceinline__ void zeroFragments(float (&x)[kTiles][4]) {
 /// cp.async group 0 holds K and V (and step 0's tiles with two stages);
 /// step t waits for its tiles, meets the other warps at a barrier (all are
 /// past step t - 1, so its stage and the shared scratch it wrote are free)
-/// and issues step t + 1's loads. loadStep(t, stage) issues step t's
-/// copies; landed() runs between the wait and the barrier.
+/// and issues step t + 1's loads (or leaves them to next()). loadStep(t,
+/// stage) issues step t's copies; landed() runs between the wait and the
+/// barrier.
 template <int kStages> struct StepPipeline {
   static_assert(kStages == 1 || kStages == 2, "one or two Q/dO stages");
   template <class Load>
@@ -184,8 +185,9 @@ template <int kStages> struct StepPipeline {
       loadStep(0, 0);
     commitAsync();
   }
-  /// Step t's stage, once its tiles are there.
-  template <class Load, class Landed>
+  /// Step t's stage, once its tiles are there. With kDeferNext, step
+  /// t + 1's loads wait for next().
+  template <bool kDeferNext = false, class Load, class Landed>
   static __device__ __forceinline__ int begin(int t, int steps, Load &&loadStep,
                                               Landed &&landed) {
     const int stage = kStages == 2 ? t % 2 : 0;
@@ -199,11 +201,18 @@ template <int kStages> struct StepPipeline {
     waitAsync<0>();
     landed();
     __syncthreads();
+    if (!kDeferNext)
+      next(t, steps, loadStep);
+    return stage;
+  }
+  /// Step t + 1's loads (two stages, into step t - 1's stage: every warp is
+  /// past step t - 1).
+  template <class Load>
+  static __device__ __forceinline__ void next(int t, int steps, Load &&loadStep) {
     if (kStages == 2 && t + 1 < steps) {
       loadStep(t + 1, (t + 1) % 2);
       commitAsync();
     }
-    return stage;
   }
 };
 

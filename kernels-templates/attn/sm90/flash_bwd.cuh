@@ -23,8 +23,8 @@
 //                                 sum: where shared memory holds the query
 //                                 tile's dQ (f32), staged there and added by
 //                                 one bulk reduction per step (thread 0,
-//                                 after the next step's first barrier) to
-//                                 dq_accum laid out tile by tile
+//                                 in the next step, once its S^T and dP^T
+//                                 are done) to dq_accum laid out tile by tile
 //                                 (TiledDqAccum), else by each thread, two
 //                                 elements per reduction. Those per-thread
 //                                 reductions (8 rows of 32 bytes per warp
@@ -163,8 +163,8 @@ template <class C> struct FlashBackwardKV {
                    sharedAddress(smemRaw)));
     // The staged dQ is read by thread 0's bulk reduction in the step after
     // it: issued after that step's first barrier (every warp's stores made
-    // visible to the async proxy before it) and waited for before the
-    // barrier that precedes its dQ product.
+    // visible to the async proxy before it) and its first products, and
+    // waited for before the barrier that precedes its dQ product.
     const bool stageDq = kStageDq && p.dq_accum;
     float *sDelta = sLse + kStages * kBlockM;
 
@@ -224,12 +224,12 @@ template <class C> struct FlashBackwardKV {
     using Pipeline = StepPipeline<kStages>;
     Pipeline::start(steps, loadStep);
     for (int t = 0; t < steps; ++t) {
-      const int stage =
-          Pipeline::begin(t, steps, loadStep, [] { fenceSharedForAsyncProxy(); });
-
-      if (stageDq && threadIdx.x == 0 && t > 0)
-        reduceStagedDq(p, b, keySteps.head(t - 1, hk * group),
-                       keySteps.row(t - 1), sDq);
+      // Step t + 1's loads wait until step t's first products are issued:
+      // issued before them, they delayed the products and their data landed
+      // while those products' wgmma read shared memory at its full rate
+      // (bench/NOTES.md step 50).
+      const int stage = Pipeline::template begin</*kDeferNext=*/true>(
+          t, steps, loadStep, [] { fenceSharedForAsyncProxy(); });
 
       const int m0 = keySteps.row(t);
       const Mask<C> mask(p, b, keySteps.head(t, hk * group), m0, kBlockM);
@@ -264,10 +264,16 @@ template <class C> struct FlashBackwardKV {
         }
         wgmmaCommit();
       }
+      Pipeline::next(t, steps, loadStep);
 
       wgmmaWait<0>();
       fenceAccumulators(s);
       fenceAccumulators(dp);
+      // The previous step's dQ: the bulk reduction reads its staging while
+      // the element-wise step leaves shared memory idle.
+      if (stageDq && threadIdx.x == 0 && t > 0)
+        reduceStagedDq(p, b, keySteps.head(t - 1, hk * group),
+                       keySteps.row(t - 1), sDq);
 
       // P and dS, element by element; keys are rows, queries columns.
       Scores::applyKeyRows(p, mask, kBlockM, n0, kBlockN, n0 + keyRow0,
