@@ -114,9 +114,11 @@ constexpr int kSpillRetries = 4;
 /// register models count a score_mod as a fixed amount of element-wise work,
 /// and captured tensors' loads or a long region push its tiles over
 /// (test/Target/Cuda/ptxas-score-mod.test). If every kernel tried spills,
-/// the model's stays.
+/// the model's stays. `kernel` is the op's config's (for the tiles of long
+/// keys, that config is set on the op while this runs; `role` names them
+/// in the remark).
 Status avoidSpills(Context &context, mlir::attn::FlashOp flash,
-                   std::shared_ptr<Kernel> &kernel) {
+                   std::shared_ptr<Kernel> &kernel, llvm::StringRef role = "") {
   auto spillBytes = [](const Kernel &k) {
     const PtxasReport &r = k.ptxas();
     return r.parsed ? std::max(r.spillStoreBytes, r.spillLoadBytes) : 0;
@@ -155,7 +157,8 @@ Status avoidSpills(Context &context, mlir::attn::FlashOp flash,
   flash.setConfigAttr(bestConfig);
   flash.emitRemark() << "ptxas spilled " << spilled << " bytes at "
                      << chosen.getBlockM() << "x" << chosen.getBlockN() << " ("
-                     << chosen.getVariant() << "); compiled with block_n "
+                     << chosen.getVariant() << ")" << role
+                     << "; compiled with block_n "
                      << bestConfig.getBlockN() << ", which does not spill";
   kernel = best;
   return Status::ok();
@@ -238,8 +241,8 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
     Result<std::shared_ptr<Kernel>> kernel = context.build(*spec);
     if (!kernel)
       return kernel.status();
-    if (auto flash = mlir::dyn_cast<mlir::attn::FlashOp>(op);
-        flash && !tilesForced && !givenTiles.contains(op))
+    const bool modelTiles = !tilesForced && !givenTiles.contains(op);
+    if (auto flash = mlir::dyn_cast<mlir::attn::FlashOp>(op); flash && modelTiles)
       if (Status s = avoidSpills(context, flash, *kernel); !s)
         return s;
     // A dynamic key length with other tiles for long keys: their kernel
@@ -255,15 +258,29 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
         mlir::FailureOr<KernelSpec> longSpec = mlir::failure();
         if (!arch || mlir::succeeded(mlir::attn::verifyConfigFits(flash, *arch)))
           longSpec = mlir::attn::emitFlashKernel(flash);
+        Result<std::shared_ptr<Kernel>> longKernel =
+            mlir::succeeded(longSpec)
+                ? context.build(*longSpec)
+                : Result<std::shared_ptr<Kernel>>(Status(
+                      StatusCode::Unsupported, diagnostics.joinedErrors()));
+        Status spills = Status::ok();
+        if (longKernel && modelTiles)
+          spills = avoidSpills(context, flash, *longKernel, " for long keys");
+        longConfig = flash.getConfigAttr();
         flash.setConfigAttr(config);
-        if (mlir::failed(longSpec))
-          return Status(StatusCode::Unsupported, diagnostics.joinedErrors());
-        Result<std::shared_ptr<Kernel>> longKernel = context.build(*longSpec);
         if (!longKernel)
           return longKernel.status();
-        (*kernel)->setLongKeysKernel(
-            *longKernel, alignedKeysUpTo((*kernel)->spec().causal ||
-                                         (*kernel)->spec().window));
+        if (!spills)
+          return spills;
+        if (longConfig == config) {
+          // Narrowed to the short keys' tiles: one kernel for every length.
+          flash->removeAttr(kLongKeysConfigAttr);
+        } else {
+          flash->setAttr(kLongKeysConfigAttr, longConfig);
+          (*kernel)->setLongKeysKernel(
+              *longKernel, alignedKeysUpTo((*kernel)->spec().causal ||
+                                           (*kernel)->spec().window));
+        }
       }
     if (auto flash = mlir::dyn_cast<mlir::attn::FlashOp>(op))
       if (Status s =
