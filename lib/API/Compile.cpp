@@ -119,9 +119,10 @@ constexpr int kSpillRetries = 4;
 /// in the remark).
 Status avoidSpills(Context &context, mlir::attn::FlashOp flash,
                    std::shared_ptr<Kernel> &kernel, llvm::StringRef role = "") {
+  // Stores and loads, as attn-run's table and attn_kernel_info count them.
   auto spillBytes = [](const Kernel &k) {
     const PtxasReport &r = k.ptxas();
-    return r.parsed ? std::max(r.spillStoreBytes, r.spillLoadBytes) : 0;
+    return r.parsed ? r.spillStoreBytes + r.spillLoadBytes : 0;
   };
   const int spilled = spillBytes(*kernel);
   std::optional<mlir::attn::ArchInfo> arch =
