@@ -515,6 +515,13 @@ __device__ __forceinline__ void loadMatrixX4Trans(u32 (&r)[4], u32 address) {
       : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
       : "r"(address));
 }
+/// stmatrix (sm_90): four 8x8 b16 matrices from their mma fragments (one
+/// register each); lanes 8 i to 8 i + 7 address the rows of matrix i.
+__device__ __forceinline__ void storeMatrixX4(u32 address, const u32 (&r)[4]) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1,%2,%3,%4};"
+               ::"r"(address), "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3])
+               : "memory");
+}
 
 /// Transposes four 32-bit words across the four lanes of a quad: lane j
 /// holds m[i] = M[j][i] and gets M[i][j]. Two butterfly steps (lanes one,

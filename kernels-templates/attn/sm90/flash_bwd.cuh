@@ -110,24 +110,24 @@ template <class C> struct FlashBackwardKV {
   static_assert(kStages == 1 || kStages == 2, "one or two Q/dO stages");
 
   /// A warp's fragments of [keys][queries] scores (P^T or dS^T) to their
-  /// shared tile in the 128-byte swizzle: a register is two queries of one
-  /// key.
+  /// shared tile in the 128-byte swizzle, one stmatrix per 16 queries: its
+  /// matrix r is fragment register r (keys + 8 for odd r, queries + 8 for
+  /// r >= 2), and lane j addresses row j % 8 of matrix j / 8, one 16-byte
+  /// chunk of the swizzle. Four stores in place of sixteen 4-byte ones and
+  /// their addresses: the element-wise step leaves the tensor cores idle
+  /// (bench/NOTES.md step 53).
   static __device__ __forceinline__ void
   storeScores(u32 tile, int keyRow0, int col0,
               const u32 (&a)[kScoreCols / 16][4]) {
     const int lane = threadIdx.x % 32;
+    const int row = keyRow0 + (lane / 8) % 2 * 8 + lane % 8;
 #pragma unroll
-    for (int kk = 0; kk < kScoreCols / 16; ++kk)
-#pragma unroll
-      for (int r = 0; r < 4; ++r) {
-        const int row = keyRow0 + lane / 4 + (r % 2) * 8;
-        const int col = col0 + kk * 16 + (r / 2) * 8 + (lane % 4) * 2;
-        const int chunk = col / 8;
-        const u32 address = tile + (chunk / 8) * (kBlockN * 128) + row * 128 +
-                            ((chunk ^ row) % 8) * 16 + (col % 8) * 2;
-        asm volatile("st.shared.b32 [%0], %1;" ::"r"(address), "r"(a[kk][r])
-                     : "memory");
-      }
+    for (int kk = 0; kk < kScoreCols / 16; ++kk) {
+      const int chunk = (col0 + kk * 16) / 8 + lane / 16;
+      storeMatrixX4(tile + (chunk / 8) * (kBlockN * 128) + row * 128 +
+                        ((chunk ^ row) % 8) * 16,
+                    a[kk]);
+    }
   }
 
   /// Adds the staged dQ of the query tile at row m0 of head h to its f32
