@@ -79,9 +79,54 @@ private:
   mlir::ScopedDiagnosticHandler handler;
 };
 
+/// Spilled bytes, stores and loads, as attn-run's table and
+/// attn_kernel_info count them.
+int spillBytes(const Kernel &kernel) {
+  const PtxasReport &r = kernel.ptxas();
+  return r.parsed ? r.spillStoreBytes + r.spillLoadBytes : 0;
+}
+
+/// Compiles beyond the model's tiles for a kernel that spills.
+constexpr int kSpillRetries = 4;
+
+/// Of `count` narrower tiles (most keys first; spills grow with the keys
+/// per tile), the one with the most keys whose kernel does not spill: a
+/// binary search, at most kSpillRetries builds. `build(i)` compiles the
+/// i-th. Returns its index and kernel, or -1 and null if every kernel tried
+/// spills.
+template <class Build>
+std::pair<int, std::shared_ptr<Kernel>> mostKeysWithoutSpills(int count,
+                                                              Build &&build) {
+  std::pair<int, std::shared_ptr<Kernel>> best{-1, nullptr};
+  int lo = 0, hi = count - 1;
+  for (int compiles = 0; lo <= hi && compiles < kSpillRetries; ++compiles) {
+    const int mid = (lo + hi) / 2;
+    Result<std::shared_ptr<Kernel>> retry = build(mid);
+    if (retry && spillBytes(**retry) == 0) {
+      best = {mid, *retry};
+      hi = mid - 1; // more keys may fit too
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return best;
+}
+
+/// The spec of `flash` under `config`, the op's own config left as it was.
+mlir::FailureOr<KernelSpec> emitWithConfig(mlir::attn::FlashOp flash,
+                                           mlir::attn::ConfigAttr config) {
+  mlir::attn::ConfigAttr own = flash.getConfigAttr();
+  flash.setConfigAttr(config);
+  mlir::FailureOr<KernelSpec> spec = mlir::attn::emitFlashKernel(flash);
+  flash.setConfigAttr(own);
+  return spec;
+}
+
 /// A persistent (TMA) kernel gets the cp.async kernel that the cost model
 /// picks for the same attention: emitted now, compiled by the first launch
-/// whose operands TMA cannot read (Kernel::setCpAsyncFallback).
+/// whose operands TMA cannot read (Kernel::setCpAsyncFallback). Where that
+/// kernel spills, the build goes on as avoidSpills does, over specs of
+/// narrower key tiles emitted now (the op is gone by then).
 Status attachCpAsyncFallback(Context &context, mlir::attn::FlashOp flash,
                              Kernel &kernel,
                              const DiagnosticCollector &diagnostics) {
@@ -94,36 +139,57 @@ Status attachCpAsyncFallback(Context &context, mlir::attn::FlashOp flash,
       mlir::attn::selectCpAsyncConfig(flash, *arch);
   if (!cpAsync) // such launches are errors that say why
     return Status::ok();
-  mlir::attn::ConfigAttr config = flash.getConfigAttr();
-  flash.setConfigAttr(cpAsync);
-  mlir::FailureOr<KernelSpec> spec = mlir::attn::emitFlashKernel(flash);
-  flash.setConfigAttr(config);
+  mlir::FailureOr<KernelSpec> spec = emitWithConfig(flash, cpAsync);
   if (mlir::failed(spec))
     return Status(StatusCode::Unsupported, diagnostics.joinedErrors());
-  kernel.setCpAsyncFallback(spec->name, context.deferBuild(std::move(*spec)));
+  std::vector<Kernel::DeferredBuild> narrower;
+  {
+    mlir::attn::ConfigAttr own = flash.getConfigAttr();
+    flash.setConfigAttr(cpAsync);
+    llvm::SmallVector<mlir::attn::ConfigAttr> configs =
+        mlir::attn::narrowerKeyTiles(flash, *arch);
+    flash.setConfigAttr(own);
+    for (mlir::attn::ConfigAttr config : configs) {
+      mlir::FailureOr<KernelSpec> narrowSpec = emitWithConfig(flash, config);
+      if (mlir::succeeded(narrowSpec))
+        narrower.push_back(context.deferBuild(std::move(*narrowSpec)));
+    }
+  }
+  const std::string name = spec->name;
+  Kernel::DeferredBuild chosen = context.deferBuild(std::move(*spec));
+  kernel.setCpAsyncFallback(
+      name, [chosen = std::move(chosen), narrower = std::move(narrower),
+             name]() -> Result<std::shared_ptr<Kernel>> {
+        Result<std::shared_ptr<Kernel>> built = chosen();
+        const int spilled = built ? spillBytes(**built) : 0;
+        if (spilled == 0 || narrower.empty())
+          return built;
+        auto [index, best] = mostKeysWithoutSpills(
+            static_cast<int>(narrower.size()),
+            [&](int i) { return narrower[i](); });
+        if (!best)
+          return built;
+        if (logEnabled())
+          log("remark: ptxas spilled " + std::to_string(spilled) +
+              " bytes in the cp.async kernel " + name + "; compiled " +
+              best->spec().name + " (block_n " +
+              std::to_string(best->spec().blockN) + "), which does not spill");
+        return best;
+      });
   return Status::ok();
 }
 
-/// Compiles beyond the model's tiles for a kernel that spills.
-constexpr int kSpillRetries = 4;
-
 /// Where ptxas spills a kernel whose tiles the cost model chose, the same
 /// variant with fewer keys per tile (narrowerKeyTiles), the most that do not
-/// spill: a binary search over them (spills grow with the keys per tile),
-/// at most kSpillRetries compiles more; a remark on the op says so. The
-/// register models count a score_mod as a fixed amount of element-wise work,
-/// and captured tensors' loads or a long region push its tiles over
+/// spill (mostKeysWithoutSpills); a remark on the op says so. The register
+/// models count a score_mod as a fixed amount of element-wise work, and
+/// captured tensors' loads or a long region push its tiles over
 /// (test/Target/Cuda/ptxas-score-mod.test). If every kernel tried spills,
 /// the model's stays. `kernel` is the op's config's (for the tiles of long
 /// keys, that config is set on the op while this runs; `role` names them
 /// in the remark).
 Status avoidSpills(Context &context, mlir::attn::FlashOp flash,
                    std::shared_ptr<Kernel> &kernel, llvm::StringRef role = "") {
-  // Stores and loads, as attn-run's table and attn_kernel_info count them.
-  auto spillBytes = [](const Kernel &k) {
-    const PtxasReport &r = k.ptxas();
-    return r.parsed ? r.spillStoreBytes + r.spillLoadBytes : 0;
-  };
   const int spilled = spillBytes(*kernel);
   std::optional<mlir::attn::ArchInfo> arch =
       mlir::attn::lookupArch(context.arch());
@@ -132,29 +198,17 @@ Status avoidSpills(Context &context, mlir::attn::FlashOp flash,
   mlir::attn::ConfigAttr chosen = flash.getConfigAttr();
   llvm::SmallVector<mlir::attn::ConfigAttr> narrower =
       mlir::attn::narrowerKeyTiles(flash, *arch); // most keys first
-  std::shared_ptr<Kernel> best;
-  mlir::attn::ConfigAttr bestConfig;
-  int lo = 0, hi = static_cast<int>(narrower.size()) - 1;
-  for (int compiles = 0; lo <= hi && compiles < kSpillRetries; ++compiles) {
-    int mid = (lo + hi) / 2;
-    flash.setConfigAttr(narrower[mid]);
-    mlir::FailureOr<KernelSpec> spec = mlir::attn::emitFlashKernel(flash);
-    Result<std::shared_ptr<Kernel>> retry =
-        mlir::succeeded(spec) ? context.build(*spec)
-                              : Result<std::shared_ptr<Kernel>>(Status(
-                                    StatusCode::Unsupported, "not emitted"));
-    if (retry && spillBytes(**retry) == 0) {
-      best = *retry;
-      bestConfig = narrower[mid];
-      hi = mid - 1; // more keys may fit too
-    } else {
-      lo = mid + 1;
-    }
-  }
-  if (!best) {
-    flash.setConfigAttr(chosen);
+  auto [index, best] = mostKeysWithoutSpills(
+      static_cast<int>(narrower.size()),
+      [&](int i) -> Result<std::shared_ptr<Kernel>> {
+        mlir::FailureOr<KernelSpec> spec = emitWithConfig(flash, narrower[i]);
+        if (mlir::failed(spec))
+          return Status(StatusCode::Unsupported, "not emitted");
+        return context.build(*spec);
+      });
+  if (!best)
     return Status::ok();
-  }
+  mlir::attn::ConfigAttr bestConfig = narrower[index];
   flash.setConfigAttr(bestConfig);
   flash.emitRemark() << "ptxas spilled " << spilled << " bytes at "
                      << chosen.getBlockM() << "x" << chosen.getBlockN() << " ("

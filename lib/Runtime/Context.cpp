@@ -226,7 +226,7 @@ Result<Kernel *> Kernel::cpAsyncFor(const std::string &why) {
       // Said once, at the build: every later such launch runs it silently.
       if (logEnabled())
         log("remark: " + cannot + ": running the cp.async kernel " +
-            cpAsync_->name + " instead");
+            (*built)->spec().name + " instead");
     } else {
       cpAsync_->failure = built.status();
     }
