@@ -17,6 +17,22 @@ namespace {
 
 using attn::test::memoryContext;
 
+/// Launch arguments of [batch, heads, seq, headDim] q, k, v and o at fake
+/// device addresses, k read back to front: a negative stride, which TMA
+/// cannot take (the rules decide before any driver is asked).
+FlashArgs argsWithReversedKeys(int batch, int heads, int seq, int headDim) {
+  FlashArgs args;
+  args.batch = batch;
+  args.seqQ = args.seqKV = seq;
+  args.splits = 1;
+  const int64_t shape[4] = {batch, heads, seq, headDim};
+  const char *fake = reinterpret_cast<const char *>(uintptr_t(1) << 30);
+  args.q = args.v = args.o = TensorArg::contiguous(fake, shape);
+  args.k = TensorArg::contiguous(fake + (seq - 1) * headDim * 2, shape);
+  args.k.strides[2] = -headDim;
+  return args;
+}
+
 TEST(Graph, WritesTheChainFrameworksExport) {
   Graph g;
   auto q = g.input("q", DataType::BF16, {2, 8, 128, 64});
@@ -245,15 +261,7 @@ TEST(Compile, TmaKernelsBuildTheirCpAsyncKernelOnFirstNeed) {
     EXPECT_EQ(tma.spec().variant, "sm90ws");
     EXPECT_EQ(tma.cpAsyncFallback(), nullptr); // not compiled with it
 
-    FlashArgs args;
-    args.batch = 1;
-    args.seqQ = args.seqKV = 256;
-    args.splits = 1;
-    const int64_t shape[4] = {1, 4, 256, headDim};
-    const char *fake = reinterpret_cast<const char *>(uintptr_t(1) << 30);
-    args.q = args.v = args.o = TensorArg::contiguous(fake, shape);
-    args.k = TensorArg::contiguous(fake + 255 * headDim * 2, shape);
-    args.k.strides[2] = -headDim;
+    FlashArgs args = argsWithReversedKeys(1, 4, 256, headDim);
     auto splits = tma.splitsFor(args);
     ASSERT_TRUE(splits.isOk()) << splits.status().toString();
     EXPECT_EQ(*splits, 1);
@@ -279,55 +287,18 @@ TEST(Compile, TmaKernelsCpAsyncKernelAvoidsSpillsToo) {
   // the sm90 cp.async kernel at the model's 64x128 tiles spills (about 500
   // bytes), so the fallback built at the first launch TMA cannot serve
   // takes fewer keys per tile, as the op's own kernel would at compile time.
-  const char *text = R"(
-func.func @captures(%q: tensor<2x4x200x64xbf16>, %k: tensor<2x4x200x64xbf16>, %v: tensor<2x4x200x64xbf16>,
-                    %head_bias: tensor<4xf32>, %rel: tensor<399xbf16>, %doc: tensor<200xi32>) -> tensor<2x4x200x64xbf16> {
-  %s = attn.matmul %q, %k {transpose_rhs} : tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16> -> tensor<2x4x200x200xf32>
-  %t = attn.scale %s {factor = 0.125 : f32} : tensor<2x4x200x200xf32>
-  %m = attn.score_mod %t captures(%head_bias, %rel, %doc : tensor<4xf32>, tensor<399xbf16>, tensor<200xi32>) {
-  ^bb0(%x: f32, %b: index, %h: index, %i: index, %j: index, %hb_t: tensor<4xf32>, %rel_t: tensor<399xbf16>, %doc_t: tensor<200xi32>):
-    %hb = tensor.extract %hb_t[%h] : tensor<4xf32>
-    %off = arith.constant 199 : index
-    %d = arith.subi %i, %j : index
-    %r = arith.addi %d, %off : index
-    %rel16 = tensor.extract %rel_t[%r] : tensor<399xbf16>
-    %relf = arith.extf %rel16 : bf16 to f32
-    %dq = tensor.extract %doc_t[%i] : tensor<200xi32>
-    %dk = tensor.extract %doc_t[%j] : tensor<200xi32>
-    %c20 = arith.constant 20 : i32
-    %bq = arith.divui %dq, %c20 : i32
-    %bk = arith.divui %dk, %c20 : i32
-    %same = arith.cmpi eq, %bq, %bk : i32
-    %y0 = arith.addf %x, %hb : f32
-    %y1 = arith.addf %y0, %relf : f32
-    %pen = arith.constant 2.0 : f32
-    %y2 = arith.subf %y1, %pen : f32
-    %y = arith.select %same, %y1, %y2 : f32
-    attn.yield %y : f32
-  } : tensor<2x4x200x200xf32>
-  %p = attn.softmax %m {dim = 3} : tensor<2x4x200x200xf32> -> tensor<2x4x200x200xbf16>
-  %o = attn.matmul %p, %v : tensor<2x4x200x200xbf16>, tensor<2x4x200x64xbf16> -> tensor<2x4x200x64xbf16>
-  return %o : tensor<2x4x200x64xbf16>
-})";
   CompileOptions options;
   options.variant = "sm90ws";
-  auto compiled = compileSource(*memoryContext(), text, options);
+  auto compiled = compileFile(*memoryContext(),
+                              ATTN_SOURCE_DIR "/test/GPU/score-mod/captures.mlir",
+                              options);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
   Kernel &tma = *compiled->kernels[0];
   ASSERT_EQ(tma.spec().variant, "sm90ws");
 
-  FlashArgs args;
-  args.batch = 2;
-  args.seqQ = args.seqKV = 200;
-  args.splits = 1;
-  const int64_t shape[4] = {2, 4, 200, 64};
-  const char *fake = reinterpret_cast<const char *>(uintptr_t(1) << 30);
-  args.q = args.v = args.o = TensorArg::contiguous(fake, shape);
-  // k read back to front: a stride TMA cannot take.
-  args.k = TensorArg::contiguous(fake + 199 * 64 * 2, shape);
-  args.k.strides[2] = -64;
+  FlashArgs args = argsWithReversedKeys(2, 4, 200, 64);
   for (int i = 0; i < 3; ++i)
-    args.scoreModCaptures[i] = fake;
+    args.scoreModCaptures[i] = args.q.data;
   auto splits = tma.splitsFor(args);
   ASSERT_TRUE(splits.isOk()) << splits.status().toString();
   const Kernel *cpAsync = tma.cpAsyncFallback();
