@@ -5,6 +5,7 @@
 #include "attn/Runtime/Log.h"
 #include "attn/Runtime/Nvrtc.h"
 #include "TensorChecks.h"
+#include "TmaView.h"
 #include "attn/Runtime/Templates.h"
 
 #include "attn/params.h"
@@ -674,6 +675,9 @@ using detail::checkDevicePointer;
 using detail::checkTensor;
 using detail::clampWindowBound;
 using detail::invalid;
+using detail::TmaView;
+using detail::encodeTmaView;
+using detail::tmaRowsView;
 
 Status Kernel::validate(const FlashArgs &a) const {
   if (spec_.kind != KernelKind::Flash)
@@ -823,36 +827,12 @@ Status Kernel::checkPointers(const FlashArgs &a, int ordinal) const {
 
 namespace {
 
-/// One operand as a persistent kernel's TMA reads it: (head dim, rows,
-/// heads, batch), the launch's element strides of all but the first, the
-/// box; packed decode rows read q as (head dim, query heads of a K/V head,
+/// q, k and v of a launch with `p`, as the tensor maps describe them;
+/// packed decode rows read q as (head dim, query heads of a K/V head,
 /// tokens, K/V heads, batch).
-struct TmaView {
-  static constexpr int kMaxRank = 5;
-  const char *name;
-  const void *data;
-  int rank;
-  uint64_t dims[kMaxRank];
-  i64 strides[kMaxRank - 1];
-  uint32_t box[kMaxRank];
-  const char *strideNames[kMaxRank - 1];
-};
-
-/// q, k and v of a launch with `p`, as the tensor maps describe them.
 std::array<TmaView, 3> tmaViews(const KernelSpec &spec, const FlashParams &p) {
-  auto view = [&](const char *name, const void *data, int headDim, int rows,
-                  int heads, const i64 strides[3], int boxRows) {
-    return TmaView{
-        name,
-        data,
-        4,
-        {uint64_t(headDim), uint64_t(rows), uint64_t(heads), uint64_t(p.batch)},
-        {strides[2], strides[1], strides[0]},
-        {64, uint32_t(boxRows), 1, 1},
-        {"row", "head", "batch"}};
-  };
-  TmaView q = view("q", p.q, spec.headDimQK, p.seq_q, p.heads_q, p.q_strides,
-                   spec.blockM);
+  TmaView q = tmaRowsView("q", p.q, spec.headDimQK, p.seq_q, p.heads_q,
+                          p.batch, p.q_strides, spec.blockM);
   if (spec.packGroup > 1) {
     // A block's rows are token-major (token, query head) pairs of one K/V
     // head: a box of blockM / G tokens by the G heads, which land in shared
@@ -869,79 +849,37 @@ std::array<TmaView, 3> tmaViews(const KernelSpec &spec, const FlashParams &p) {
                 {"head", "row", "head group", "batch"}};
   }
   return {q,
-          view("k", p.k, spec.headDimQK, p.seq_kv, p.heads_kv, p.k_strides,
-               spec.blockN),
-          view("v", p.v, spec.headDimV, p.seq_kv, p.heads_kv, p.v_strides,
-               spec.blockN)};
+          tmaRowsView("k", p.k, spec.headDimQK, p.seq_kv, p.heads_kv, p.batch,
+                      p.k_strides, spec.blockN),
+          tmaRowsView("v", p.v, spec.headDimV, p.seq_kv, p.heads_kv, p.batch,
+                      p.v_strides, spec.blockN)};
 }
-
-/// Bytes of an element that TMA moves (the persistent kernels read f16 and
-/// bf16).
-constexpr i64 kTmaElementBytes = 2;
 
 } // namespace
 
 std::string Kernel::tmaRejection(const FlashParams &p) const {
-  for (const TmaView &t : tmaViews(spec_, p)) {
-    if (reinterpret_cast<uintptr_t>(t.data) % 16)
-      return std::string(t.name) + "'s address is not 16-byte aligned, "
-                                   "which TMA needs";
-    for (int d = 0; d + 1 < t.rank; ++d) {
-      if (t.dims[d + 1] == 1) // never stepped along (encodeTmaMaps)
-        continue;
-      const i64 stride = t.strides[d];
-      constexpr i64 kLimit = (i64(1) << 40) / kTmaElementBytes;
-      if (stride >= 0 && stride < kLimit && stride * kTmaElementBytes % 16 == 0)
-        continue;
-      const std::string size =
-          stride > -kLimit && stride < kLimit
-              ? std::to_string(stride * kTmaElementBytes) + " bytes"
-              : std::to_string(stride) + " elements";
-      return std::string(t.name) + "'s " + t.strideNames[d] + " stride is " +
-             size +
-             ", where TMA needs a multiple of 16 bytes from 0 to below 2^40";
-    }
-  }
+  for (const TmaView &t : tmaViews(spec_, p))
+    if (std::string why = detail::tmaRejection(t); !why.empty())
+      return why;
   return "";
 }
 
 Status Kernel::encodeTmaMaps(Driver &driver, const FlashParams &p,
                              TmaMaps &maps) const {
   const bool bf16 = spec_.element == ElementType::BF16;
-  auto encode = [&](TensorMap *target, const TmaView &t) {
-    // A stride of an extent-1 dimension is never used, but must be a valid
-    // one.
-    uint64_t bytes[TmaView::kMaxRank - 1];
-    uint64_t dense = t.dims[0] * kTmaElementBytes;
-    for (int d = 0; d + 1 < t.rank; ++d) {
-      bytes[d] = t.dims[d + 1] == 1 ? (dense + 15) / 16 * 16
-                                    : uint64_t(t.strides[d]) * kTmaElementBytes;
-      dense = bytes[d] * t.dims[d + 1];
-    }
-    return driver.encodeTensorMap(target, bf16, t.data, t.rank, t.dims, bytes,
-                                  t.box);
-  };
   TensorMap *targets[3] = {&maps.q, &maps.k, &maps.v};
   const std::array<TmaView, 3> views = tmaViews(spec_, p);
   for (int i = 0; i < 3; ++i)
-    if (Status s = encode(targets[i], views[i]); !s)
-      return Status(s.code(), std::string("the driver cannot encode a TMA "
-                                          "descriptor of '") +
-                                  views[i].name + "': " + s.message());
+    if (Status s = encodeTmaView(driver, bf16, views[i], targets[i]); !s)
+      return s;
   // The output by TMA in boxes of one consumer warpgroup's 64 rows, where
   // the kernel stages it; a view TMA cannot store leaves the threads' own
   // stores.
-  const TmaView o{"o",
-                  p.o,
-                  4,
-                  {uint64_t(spec_.headDimV), uint64_t(p.seq_q),
-                   uint64_t(p.heads_q), uint64_t(p.batch)},
-                  {p.o_strides[2], p.o_strides[1], p.o_strides[0]},
-                  {64, 64, 1, 1},
-                  {"row", "head", "batch"}};
+  const TmaView o = tmaRowsView("o", p.o, spec_.headDimV, p.seq_q, p.heads_q,
+                                p.batch, p.o_strides, 64);
   maps.stages_output = spec_.packGroup == 1 &&
                        reinterpret_cast<uintptr_t>(p.o) % 16 == 0 &&
-                       static_cast<bool>(encode(&maps.o, o));
+                       static_cast<bool>(encodeTmaView(driver, bf16, o, &maps.o));
   return Status::ok();
 }
 

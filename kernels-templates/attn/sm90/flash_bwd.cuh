@@ -130,6 +130,100 @@ template <class C> struct FlashBackwardKV {
     }
   }
 
+  /// S^T = K Q^T and dP^T = V dO^T of the warpgroup's 64 keys (kRows,
+  /// vRows: descriptors of their K-major rows) by the kScoreCols queries
+  /// of the tile at q and dout from column scoreCol0; one commit group.
+  static __device__ __forceinline__ void
+  issueScores(float (&s)[kSTiles][4], float (&dp)[kSTiles][4], u64 kRows,
+              u64 vRows, u32 q, u32 dout, int scoreCol0) {
+    const u64 qRows = sharedDescriptor(q + scoreCol0 * 128, 16, 1024);
+    const u64 doRows = sharedDescriptor(dout + scoreCol0 * 128, 16, 1024);
+    wgmmaFence();
+#pragma unroll
+    for (int kk = 0; kk < kDimQK / 16; ++kk) {
+      const u32 a = (kk / 4) * (kBlockN * 128) + (kk % 4) * 32;
+      const u32 bq = (kk / 4) * (kBlockM * 128) + (kk % 4) * 32;
+      if (kk == 0)
+        ScoreProduct::template ss<0>(s, kRows + (a >> 4), qRows + (bq >> 4));
+      else
+        ScoreProduct::template ss<1>(s, kRows + (a >> 4), qRows + (bq >> 4));
+    }
+#pragma unroll
+    for (int kk = 0; kk < kDimV / 16; ++kk) {
+      const u32 a = (kk / 4) * (kBlockN * 128) + (kk % 4) * 32;
+      const u32 bo = (kk / 4) * (kBlockM * 128) + (kk % 4) * 32;
+      if (kk == 0)
+        ScoreProduct::template ss<0>(dp, vRows + (a >> 4), doRows + (bo >> 4));
+      else
+        ScoreProduct::template ss<1>(dp, vRows + (a >> 4), doRows + (bo >> 4));
+    }
+    wgmmaCommit();
+  }
+
+  /// dV += P^T dO and dK += dS^T Q over the query tile (doCols, qCols: the
+  /// MN-major descriptors of the warpgroup's head-dim slices), one commit
+  /// group: P^T and dS^T from the registers with one warpgroup per 64 keys,
+  /// else those of the whole tile from shared memory (sP, sDS).
+  static __device__ __forceinline__ void
+  issueKeyGradients(float (&dv)[kSliceV / 8][4], float (&dk)[kSliceQK / 8][4],
+                    const u32 (&pA)[kScoreCols / 16][4],
+                    const u32 (&dsA)[kScoreCols / 16][4], u64 doCols,
+                    u64 qCols, int keyGroup, u32 sP, u32 sDS) {
+    wgmmaFence();
+    if constexpr (kKeySplit == 1) {
+#pragma unroll
+      for (int kk = 0; kk < kBlockM / 16; ++kk)
+        DvProduct::rs(dv, pA[kk], doCols + ((kk * 16 * 128) >> 4));
+#pragma unroll
+      for (int kk = 0; kk < kBlockM / 16; ++kk)
+        DkProduct::rs(dk, dsA[kk], qCols + ((kk * 16 * 128) >> 4));
+    } else {
+      const u64 pRows = sharedDescriptor(sP + keyGroup * 64 * 128, 16, 1024);
+      const u64 dsRows = sharedDescriptor(sDS + keyGroup * 64 * 128, 16, 1024);
+#pragma unroll
+      for (int kk = 0; kk < kBlockM / 16; ++kk) {
+        const u32 a = (kk / 4) * (kBlockN * 128) + (kk % 4) * 32;
+        DvProduct::template ss<1, 0, 1>(dv, pRows + (a >> 4),
+                                        doCols + ((kk * 16 * 128) >> 4));
+      }
+#pragma unroll
+      for (int kk = 0; kk < kBlockM / 16; ++kk) {
+        const u32 a = (kk / 4) * (kBlockN * 128) + (kk % 4) * 32;
+        DkProduct::template ss<1, 0, 1>(dk, dsRows + (a >> 4),
+                                        qCols + ((kk * 16 * 128) >> 4));
+      }
+    }
+    wgmmaCommit();
+  }
+
+  /// Chunk c (kDqChunk columns) of the warpgroup's dQ / scale = dS K, from
+  /// dS^T (dsCols) and K (kCols) both MN-major; one commit group.
+  static __device__ __forceinline__ void
+  issueDq(float (&dq)[kDqChunk / 8][4], u64 dsCols, u64 kCols, int c) {
+    wgmmaFence();
+#pragma unroll
+    for (int kk = 0; kk < kBlockN / 16; ++kk) {
+      const u32 step = (kk * 16 * 128) >> 4;
+      const u64 k = kCols + ((c * (kBlockN * 128)) >> 4) + step;
+      if (kk == 0)
+        DqProduct::template ss<0, 1>(dq, dsCols + step, k);
+      else
+        DqProduct::template ss<1, 1>(dq, dsCols + step, k);
+    }
+    wgmmaCommit();
+  }
+
+  /// The warp's dQ chunk (rows of m64 tile dqm, columns from col0) to the
+  /// staged query tile at sDq, in TiledDqAccum's order.
+  static __device__ __forceinline__ void
+  stageDqChunk(u32 sDq, int dqm, int col0, const float (&dq)[kDqChunk / 8][4]) {
+    const u32 chunk = sDq + (dqm * (kDimQK / 64) + col0 / 64) * 16384 +
+                      (threadIdx.x / 32 % 4) * 4096 + threadIdx.x % 32 * 16;
+#pragma unroll
+    for (int j = 0; j < kDqChunk / 8; ++j)
+      storeShared4f(chunk + j * 512, dq[j][0], dq[j][1], dq[j][2], dq[j][3]);
+  }
+
   /// Adds the staged dQ of the query tile at row m0 of head h to its f32
   /// sums, one bulk reduction (the calling thread's bulk group).
   static __device__ __forceinline__ void
@@ -240,30 +334,7 @@ template <class C> struct FlashBackwardKV {
           dout + part * (kSliceV / 64) * (kBlockM * 128), kBlockM * 128, 1024);
       const u64 qCols = sharedDescriptor(
           q + part * (kSliceQK / 64) * (kBlockM * 128), kBlockM * 128, 1024);
-      {
-        const u64 qRows = sharedDescriptor(q + scoreCol0 * 128, 16, 1024);
-        const u64 doRows = sharedDescriptor(dout + scoreCol0 * 128, 16, 1024);
-        wgmmaFence();
-#pragma unroll
-        for (int kk = 0; kk < kDimQK / 16; ++kk) {
-          const u32 a = (kk / 4) * (kBlockN * 128) + (kk % 4) * 32;
-          const u32 bq = (kk / 4) * (kBlockM * 128) + (kk % 4) * 32;
-          if (kk == 0)
-            ScoreProduct::template ss<0>(s, kRows + (a >> 4), qRows + (bq >> 4));
-          else
-            ScoreProduct::template ss<1>(s, kRows + (a >> 4), qRows + (bq >> 4));
-        }
-#pragma unroll
-        for (int kk = 0; kk < kDimV / 16; ++kk) {
-          const u32 a = (kk / 4) * (kBlockN * 128) + (kk % 4) * 32;
-          const u32 bo = (kk / 4) * (kBlockM * 128) + (kk % 4) * 32;
-          if (kk == 0)
-            ScoreProduct::template ss<0>(dp, vRows + (a >> 4), doRows + (bo >> 4));
-          else
-            ScoreProduct::template ss<1>(dp, vRows + (a >> 4), doRows + (bo >> 4));
-        }
-        wgmmaCommit();
-      }
+      issueScores(s, dp, kRows, vRows, q, dout, scoreCol0);
       Pipeline::next(t, steps, loadStep);
 
       wgmmaWait<0>();
@@ -302,34 +373,7 @@ template <class C> struct FlashBackwardKV {
 
       // dV += P^T dO and dK += dS^T Q over the tile's queries, the
       // warpgroup's slice of the head dims.
-      {
-        wgmmaFence();
-        if constexpr (kKeySplit == 1) {
-#pragma unroll
-          for (int kk = 0; kk < kBlockM / 16; ++kk)
-            DvProduct::rs(dv, pA[kk], doCols + ((kk * 16 * 128) >> 4));
-#pragma unroll
-          for (int kk = 0; kk < kBlockM / 16; ++kk)
-            DkProduct::rs(dk, dsA[kk], qCols + ((kk * 16 * 128) >> 4));
-        } else {
-          const u64 pRows = sharedDescriptor(sP + keyGroup * 64 * 128, 16, 1024);
-          const u64 dsRows = sharedDescriptor(sDS + keyGroup * 64 * 128, 16, 1024);
-#pragma unroll
-          for (int kk = 0; kk < kBlockM / 16; ++kk) {
-            const u32 a = (kk / 4) * (kBlockN * 128) + (kk % 4) * 32;
-            DvProduct::template ss<1, 0, 1>(dv, pRows + (a >> 4),
-                                            doCols + ((kk * 16 * 128) >> 4));
-          }
-#pragma unroll
-          for (int kk = 0; kk < kBlockM / 16; ++kk) {
-            const u32 a = (kk / 4) * (kBlockN * 128) + (kk % 4) * 32;
-            DkProduct::template ss<1, 0, 1>(dk, dsRows + (a >> 4),
-                                            qCols + ((kk * 16 * 128) >> 4));
-          }
-        }
-        wgmmaCommit();
-      }
-
+      issueKeyGradients(dv, dk, pA, dsA, doCols, qCols, keyGroup, sP, sDS);
       if (p.dq_accum) {
         if constexpr (kKeySplit == 1) {
           // Every warpgroup's dS^T, written by the generic proxy, is read
@@ -343,27 +387,11 @@ template <class C> struct FlashBackwardKV {
         for (int c = 0; c < kDqCols / kDqChunk; ++c) {
           const int col0 = dqd * kDqCols + c * kDqChunk;
           float dq[kDqChunk / 8][4];
-          wgmmaFence();
-#pragma unroll
-          for (int kk = 0; kk < kBlockN / 16; ++kk) {
-            const u32 step = (kk * 16 * 128) >> 4;
-            const u64 k = kCols + ((c * (kBlockN * 128)) >> 4) + step;
-            if (kk == 0)
-              DqProduct::template ss<0, 1>(dq, dsCols + step, k);
-            else
-              DqProduct::template ss<1, 1>(dq, dsCols + step, k);
-          }
-          wgmmaCommit();
+          issueDq(dq, dsCols, kCols, c);
           wgmmaWait<0>();
           fenceAccumulators(dq);
           if constexpr (kStageDq) {
-            // TiledDqAccum's chunk of these rows and columns.
-            const u32 chunk = sDq + (dqm * (kDimQK / 64) + col0 / 64) * 16384 +
-                              (warp % 4) * 4096 + lane * 16;
-#pragma unroll
-            for (int j = 0; j < kDqChunk / 8; ++j)
-              storeShared4f(chunk + j * 512, dq[j][0], dq[j][1], dq[j][2],
-                            dq[j][3]);
+            stageDqChunk(sDq, dqm, col0, dq);
           } else {
             // (Computed here, not live beside dK, dV and dQ during the
             // product.)
