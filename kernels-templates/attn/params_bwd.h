@@ -68,4 +68,13 @@ struct FlashBwdParams {
   const void *score_mod_captures[kMaxScoreModCaptures];
 };
 
+/// The tensor maps of the warp-specialized backward kernel
+/// (sm90/flash_bwd_ws.cuh), its second __grid_constant__ parameter: q, k,
+/// v and dout as 4-d tensors (head dim, sequence, head, batch) with boxes
+/// of 64 columns (128 bytes, the swizzle span) by a query tile's rows (q,
+/// dout) or a key block's (k, v).
+struct BackwardTmaMaps {
+  TensorMap q, k, v, dout;
+};
+
 } // namespace attn

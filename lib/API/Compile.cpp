@@ -219,6 +219,46 @@ Status avoidSpills(Context &context, mlir::attn::FlashOp flash,
   return Status::ok();
 }
 
+/// A backward kernel of the model's config that spills: the config the
+/// model picks without that variant (the warp-specialized one's consumers
+/// have 240 registers, and the element-wise work of some masks takes more
+/// than its model counts), where that kernel does not spill. If it spills
+/// too, the model's stays.
+Status avoidBackwardSpills(Context &context, mlir::attn::FlashBwdOp backward,
+                           std::shared_ptr<Kernel> &kernel) {
+  const int spilled = spillBytes(*kernel);
+  std::optional<mlir::attn::ArchInfo> arch =
+      mlir::attn::lookupArch(context.arch());
+  if (spilled == 0 || !arch)
+    return Status::ok();
+  mlir::attn::BackwardConfigAttr chosen = backward.getConfigAttr();
+  mlir::attn::BackwardConfigAttr other =
+      mlir::attn::selectBackwardConfigWithout(backward, *arch,
+                                              chosen.getVariant());
+  if (!other)
+    return Status::ok();
+  backward.setConfigAttr(other);
+  mlir::FailureOr<KernelSpec> spec =
+      mlir::attn::emitFlashBackwardKernel(backward);
+  Result<std::shared_ptr<Kernel>> retry =
+      mlir::succeeded(spec) ? context.build(*spec)
+                            : Result<std::shared_ptr<Kernel>>(
+                                  Status(StatusCode::Unsupported, "not emitted"));
+  if (!retry || spillBytes(**retry) != 0) {
+    backward.setConfigAttr(chosen);
+    return Status::ok();
+  }
+  backward.emitRemark() << "ptxas spilled " << spilled
+                        << " bytes in backward variant " << chosen.getVariant()
+                        << "; compiled with backward variant "
+                        << other.getVariant() << " (" << other.getBlockM()
+                        << "x" << other.getBlockN() << "x"
+                        << other.getNumWarps() << "x" << other.getStages()
+                        << "), which does not spill";
+  kernel = *retry;
+  return Status::ok();
+}
+
 } // namespace
 
 void registerAttnDialects(mlir::MLIRContext &context) {
@@ -246,6 +286,15 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
   });
   const bool tilesForced =
       options.blockM || options.blockN || options.numWarps || options.stages;
+  // Likewise a backward's written #attn.backward_config or the options'
+  // backward variant or tiles.
+  llvm::SmallPtrSet<mlir::Operation *, 4> givenBackwardConfigs;
+  module.walk([&](mlir::attn::FlashBwdOp op) {
+    if (op.getConfig())
+      givenBackwardConfigs.insert(op);
+  });
+  const bool backwardForced =
+      !options.backwardVariant.empty() || !options.backwardTiles.empty();
   if (options.runPipeline) {
     if (!options.unfused && !mlir::attn::lookupArch(context.arch()))
       return Status(StatusCode::Unsupported,
@@ -299,6 +348,10 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
     const bool modelTiles = !tilesForced && !givenTiles.contains(op);
     if (auto flash = mlir::dyn_cast<mlir::attn::FlashOp>(op); flash && modelTiles)
       if (Status s = avoidSpills(context, flash, *kernel); !s)
+        return s;
+    if (auto backward = mlir::dyn_cast<mlir::attn::FlashBwdOp>(op);
+        backward && !backwardForced && !givenBackwardConfigs.contains(op))
+      if (Status s = avoidBackwardSpills(context, backward, *kernel); !s)
         return s;
     // A dynamic key length with other tiles for long keys: their kernel
     // too, which the first one's launches hand long key lengths to.

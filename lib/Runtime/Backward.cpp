@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TensorChecks.h"
+#include "TmaView.h"
 #include "attn/Runtime/Context.h"
 #include "attn/Runtime/KernelVariants.h"
 
@@ -27,6 +28,7 @@ using detail::checkDevicePointer;
 using detail::checkTensor;
 using detail::clampWindowBound;
 using detail::invalid;
+using detail::TmaView;
 
 namespace {
 
@@ -131,6 +133,28 @@ std::array<long long, 3> queryGrid(const KernelSpec &spec,
   return {(a.seqQ + spec.blockM - 1) / spec.blockM, spec.headsQ, a.batch};
 }
 
+/// q, k, v and gradOutput as the tensor maps of a TMA variant read them:
+/// boxes of a query tile's rows (q, gradOutput) or a key block's (k, v).
+std::array<TmaView, 4> backwardTmaViews(const KernelSpec &spec,
+                                        const BackwardArgs &a) {
+  auto view = [&](const char *name, const TensorArg &t, int dim, int rows,
+                  int heads, int box) {
+    const i64 strides[3] = {t.strides[0], t.strides[1], t.strides[2]};
+    return detail::tmaRowsView(name, t.data, dim, rows, heads, a.batch,
+                               strides, box);
+  };
+  return {view("q", a.q, spec.headDimQK, a.seqQ, spec.headsQ, spec.blockM),
+          view("k", a.k, spec.headDimQK, a.seqKV, spec.headsKV, spec.blockN),
+          view("v", a.v, spec.headDimV, a.seqKV, spec.headsKV, spec.blockN),
+          view("gradOutput", a.gradOutput, spec.headDimV, a.seqQ, spec.headsQ,
+               spec.blockM)};
+}
+
+bool readsByTma(const KernelSpec &spec) {
+  const BackwardKernelVariant *variant = findBackwardKernelVariant(spec.variant);
+  return variant && variant->tma;
+}
+
 } // namespace
 
 Result<size_t> Kernel::workspaceBytes(const BackwardArgs &a) const {
@@ -222,6 +246,14 @@ Status Kernel::validate(const BackwardArgs &a) const {
   }
   if (Status s = checkCaptures(spec_, a.scoreModCaptures); !s)
     return s;
+  if (readsByTma(spec_))
+    for (const TmaView &view : backwardTmaViews(spec_, a))
+      if (std::string why = detail::tmaRejection(view); !why.empty())
+        return Status(StatusCode::Unsupported,
+                      "backward variant " + spec_.variant +
+                          " reads its operands by TMA, but " + why +
+                          "; compile the backward with another variant "
+                          "(--backward-variant=sm90)");
   if (*needed && (!a.workspace || a.workspaceBytes < *needed))
     return invalid("the backward needs a workspace of " +
                    std::to_string(*needed) + " bytes, got " +
@@ -327,7 +359,20 @@ Status Kernel::launch(const BackwardArgs &a, Stream stream, Device device) {
   p.window_right = clampWindowBound(spec_.windowRight, a.seqQ, a.seqKV);
   p.scale = spec_.scale;
 
+  // A TMA variant's main kernel takes the tensor maps too (validate checked
+  // that TMA can read the operands).
+  BackwardTmaMaps maps = {};
+  if (readsByTma(spec_)) {
+    const bool bf16 = spec_.element == ElementType::BF16;
+    const std::array<TmaView, 4> views = backwardTmaViews(spec_, a);
+    TensorMap *targets[4] = {&maps.q, &maps.k, &maps.v, &maps.dout};
+    for (int i = 0; i < 4; ++i)
+      if (Status s = detail::encodeTmaView(*driver, bf16, views[i], targets[i]);
+          !s)
+        return s;
+  }
   void *args[] = {&p};
+  void *mainArgs[] = {&p, &maps};
   const long long rows = static_cast<long long>(a.batch) * spec_.headsQ * a.seqQ;
 
   // The dQ sum starts at zero: one memset (the pre kernel's per-row stores
@@ -345,7 +390,8 @@ Status Kernel::launch(const BackwardArgs &a, Stream stream, Device device) {
   const std::array<long long, 3> keys = keyGrid(spec_, a);
   if (Status s = driver->launch(loaded.function, unsigned(keys[0]),
                                 unsigned(keys[1]), unsigned(keys[2]),
-                                spec_.threads, spec_.sharedBytes, stream, args);
+                                spec_.threads, spec_.sharedBytes, stream,
+                                readsByTma(spec_) ? mainArgs : args);
       !s)
     return s;
   if (!w.atomicDq) {

@@ -506,6 +506,64 @@ std::vector<TileConfig> sm90BackwardCandidates(const OperandShape &) {
           {128, 64, 8, 1},  {64, 64, 8, 2},  {64, 64, 8, 1}};
 }
 
+//===-- sm90ws backward: TMA producer, two wgmma consumers ----------------===//
+//
+// kernels-templates/attn/sm90/flash_bwd_ws.cuh: the sm90 step with one
+// warpgroup per 64 keys of a 128-key block, run by two consumer
+// warpgroups, and a producer warpgroup whose warps load by TMA and add the
+// staged dQ (always staged) by bulk reductions.
+
+/// The consumers as the sm90 model sees its two warpgroups.
+TileConfig sm90wsConsumers(const TileConfig &t) {
+  return {t.blockM, t.blockN, 8, t.stages};
+}
+
+std::string sm90wsBackwardTiles(const TileConfig &t) {
+  if (t.numWarps != 12)
+    return "num_warps must be 12 (a producer and two consumer warpgroups), "
+           "got " + str(t.numWarps);
+  if (t.blockN != 128)
+    return "block_n must be 128 (64 keys per consumer), got " + str(t.blockN);
+  return sm90BackwardTiles(sm90wsConsumers(t));
+}
+
+std::string sm90wsBackwardOperands(const OperandShape &s) {
+  if (std::string why = sm90BackwardOperands(s); !why.empty())
+    return why;
+  if (s.headDimQK > 128 || s.headDimV > 128)
+    return "head dims of 64 or 128 (a consumer keeps dK and dV of its keys "
+           "in registers), got " + str(s.headDimQK) + "/" + str(s.headDimV);
+  return "";
+}
+
+std::string sm90wsBackwardTilesFor(const TileConfig &t, const OperandShape &s) {
+  return sm90BackwardTilesFor(sm90wsConsumers(t), s);
+}
+
+/// K and V of the block, `stages` Q and dO tiles with their logsumexp and
+/// D rows (f32), dS^T twice, the query tile's dQ (f32), the barriers and
+/// the 1024-byte alignment slack.
+int64_t sm90wsBackwardShared(const TileConfig &t, const OperandShape &s) {
+  return 1024 +
+         2 * (t.blockN * (s.headDimQK + s.headDimV) +
+              t.stages * t.blockM * (s.headDimQK + s.headDimV) +
+              2 * t.blockN * t.blockM) +
+         4 * t.blockM * s.headDimQK + 8 * t.stages * t.blockM +
+         8 * (2 + 2 * t.stages);
+}
+
+/// The consumers' registers are the sm90 step's, without the loads'
+/// addressing.
+int64_t sm90wsBackwardRegisters(const TileConfig &t, const OperandShape &s) {
+  return sm90BackwardRegisters(sm90wsConsumers(t), s);
+}
+
+/// Query tiles of 128 at head dim 64, of 64 at 128 (the staged dQ of 128
+/// rows at 128 does not fit beside two stages).
+std::vector<TileConfig> sm90wsBackwardCandidates(const OperandShape &) {
+  return {{128, 128, 12, 2}, {64, 128, 12, 2}};
+}
+
 } // namespace
 
 const std::vector<KernelVariant> &kernelVariants() {
@@ -565,9 +623,19 @@ std::string BackwardKernelVariant::checkFits(const TileConfig &tiles,
 
 const std::vector<BackwardKernelVariant> &backwardKernelVariants() {
   static const std::vector<BackwardKernelVariant> variants = {
+      // Faster than sm90 where it serves (bench/NOTES.md step 55); where
+      // ptxas spills it (masks' element-wise work past its consumers' 240
+      // registers), the C++ API compiles sm90 instead.
+      {"sm90ws",
+       "sm_90a: TMA producer warp, warp-specialized wgmma consumers",
+       "attn/sm90/flash_bwd_ws.cuh", "attn::sm90::FlashBackwardKVWS",
+       "attn::sm90::FlashBackwardQ", 90, true, true, true, sm90wsBackwardTiles,
+       sm90wsBackwardOperands, sm90wsBackwardTilesFor, sm90wsBackwardShared,
+       sm90BackwardDqShared, sm80BackwardDqThreads, sm90wsBackwardRegisters,
+       sm90BackwardDqRegisters, 240, 224, sm90wsBackwardCandidates},
       {"sm90", "sm_90a: cp.async loads, wgmma products",
        "attn/sm90/flash_bwd.cuh", "attn::sm90::FlashBackwardKV",
-       "attn::sm90::FlashBackwardQ", 90, true, true, sm90BackwardTiles,
+       "attn::sm90::FlashBackwardQ", 90, true, true, false, sm90BackwardTiles,
        sm90BackwardOperands, sm90BackwardTilesFor, sm90BackwardShared,
        sm90BackwardDqShared, sm80BackwardDqThreads, sm90BackwardRegisters,
        sm90BackwardDqRegisters, 240, 224, sm90BackwardCandidates},
@@ -576,7 +644,7 @@ const std::vector<BackwardKernelVariant> &backwardKernelVariants() {
        // The dQ kernel's extra pass (S and dP again) was faster than the
        // atomics of the K/V-stationary kernel on all 36 shapes of the H200
        // backward grid (bench/NOTES.md, session 6).
-       "attn::sm80::FlashBackwardQ", 80, false, false, sm80BackwardTiles,
+       "attn::sm80::FlashBackwardQ", 80, false, false, false, sm80BackwardTiles,
        sm80BackwardOperands, sm80BackwardTilesFor, sm80BackwardShared,
        sm80BackwardDqShared, sm80BackwardDqThreads, sm80BackwardRegisters,
        sm80BackwardDqRegisters,

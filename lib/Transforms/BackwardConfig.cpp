@@ -10,6 +10,7 @@
 #include "BackwardConfig.h"
 #include "attn/Runtime/KernelVariants.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "attn-select-config"
@@ -44,17 +45,18 @@ mlir::attn::parseBackwardTiles(StringRef text, std::string &error) {
 LogicalResult
 mlir::attn::configureBackward(FlashBwdOp op, const ArchInfo &arch,
                               StringRef forcedVariant,
-                              std::optional<::attn::TileConfig> forcedTiles) {
+                              std::optional<::attn::TileConfig> forcedTiles,
+                              StringRef excludedVariant) {
   if (op.getConfig() && forcedVariant.empty() && !forcedTiles)
     return success();
   ::attn::OperandShape shape = backwardOperandShape(op);
   std::string why;
-  SmallVector<std::string> skipped;
+  SmallVector<std::string> skipped, tileMismatches;
   for (const ::attn::BackwardKernelVariant &variant :
        ::attn::backwardKernelVariants()) {
     const bool forced = !forcedVariant.empty();
-    if (forced && forcedVariant != StringRef(variant.name.data(),
-                                             variant.name.size()))
+    const StringRef name(variant.name.data(), variant.name.size());
+    if ((forced && forcedVariant != name) || name == excludedVariant)
       continue;
     if (arch.computeCapability < variant.minCapability ||
         (variant.archSpecific && arch.name != "sm_90a")) {
@@ -71,6 +73,14 @@ mlir::attn::configureBackward(FlashBwdOp op, const ArchInfo &arch,
         break;
       skipped.push_back(why);
       continue;
+    }
+    // Forced tiles without a variant go to the first variant whose tile
+    // rules take them (each variant's warps have their own roles).
+    if (forcedTiles && !forced) {
+      if (std::string other = variant.checkTiles(*forcedTiles); !other.empty()) {
+        tileMismatches.push_back(std::string(variant.name) + ": " + other);
+        continue;
+      }
     }
     std::vector<::attn::TileConfig> candidates =
         forcedTiles ? std::vector<::attn::TileConfig>{*forcedTiles}
@@ -119,9 +129,34 @@ mlir::attn::configureBackward(FlashBwdOp op, const ArchInfo &arch,
       break;
     skipped.push_back(why);
   }
+  if (!tileMismatches.empty())
+    return op.emitOpError() << "backward tiles " << forcedTiles->blockM << "x"
+                            << forcedTiles->blockN << "x"
+                            << forcedTiles->numWarps << "x"
+                            << forcedTiles->stages
+                            << " do not serve any backward variant on "
+                            << arch.name << " ("
+                            << llvm::join(tileMismatches, "; ") << ")";
   if (!why.empty())
     return op.emitOpError() << why;
   return op.emitOpError() << "no backward tile configuration fits "
                           << arch.name << " for head dims " << shape.headDimQK
                           << "/" << shape.headDimV;
+}
+
+BackwardConfigAttr mlir::attn::selectBackwardConfigWithout(FlashBwdOp op,
+                                                          const ArchInfo &arch,
+                                                          StringRef excluded) {
+  BackwardConfigAttr own = op.getConfigAttr();
+  op.removeConfigAttr();
+  BackwardConfigAttr chosen;
+  {
+    // Its reasons and remarks are the caller's to give.
+    ScopedDiagnosticHandler quiet(op.getContext(),
+                                  [](Diagnostic &) { return success(); });
+    if (succeeded(configureBackward(op, arch, "", std::nullopt, excluded)))
+      chosen = op.getConfigAttr();
+  }
+  op.setConfigAttr(own);
+  return chosen;
 }

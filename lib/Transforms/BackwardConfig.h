@@ -25,7 +25,8 @@ namespace mlir::attn {
 LogicalResult
 configureBackward(FlashBwdOp op, const ArchInfo &arch,
                   StringRef forcedVariant = "",
-                  std::optional<::attn::TileConfig> forcedTiles = std::nullopt);
+                  std::optional<::attn::TileConfig> forcedTiles = std::nullopt,
+                  StringRef excludedVariant = "");
 
 /// Parses the backward-tiles override "MxNxWARPSxSTAGES" (positive
 /// integers); nullopt and `error` set if it is malformed.

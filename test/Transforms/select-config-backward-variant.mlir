@@ -8,7 +8,7 @@
 // CHECK: config = #attn.backward_config<variant = "sm80", block_m = 64, block_n = 64, num_warps = 4, stages = 2>
 // SM90: config = #attn.backward_config<variant = "sm90", block_m = 128, block_n = 128, num_warps = 8, stages = 2>
 // WRONG-ARCH: error: 'attn.flash_bwd' op backward variant sm90 does not run on sm_80
-// UNKNOWN: error: unknown backward variant 'sm100'; expected one of sm90, sm80
+// UNKNOWN: error: unknown backward variant 'sm100'; expected one of sm90ws, sm90, sm80
 func.func @hd64(%q: tensor<2x8x1024x64xbf16>, %k: tensor<2x8x1024x64xbf16>, %v: tensor<2x8x1024x64xbf16>,
     %o: tensor<2x8x1024x64xbf16>, %do: tensor<2x8x1024x64xbf16>, %lse: tensor<2x8x1024xf32>) -> tensor<2x8x1024x64xbf16> {
   %dq, %dk, %dv = attn.flash_bwd %q, %k, %v, %o, %do, %lse

@@ -81,10 +81,10 @@ TEST(BackwardAPI, CompilesTheStepsTwoKernels) {
 }
 
 TEST(BackwardAPI, WorkspaceHoldsDAndTheDqSum) {
-  // sm_90a: the wgmma variant adds dQ with atomics.
+  // sm_90a: the warp-specialized wgmma variant adds dQ with atomics.
   auto kernel = compileBackward(forward(), false, "sm_90a");
   ASSERT_TRUE(kernel);
-  EXPECT_EQ(kernel->spec().variant, "sm90");
+  EXPECT_EQ(kernel->spec().variant, "sm90ws");
   BackwardArgs a = validArgs(*kernel);
   const size_t rows = 2 * 4 * 300;
   // D (f32 per row) and the f32 dQ sum, each 256-byte aligned; the sum in

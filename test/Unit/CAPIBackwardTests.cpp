@@ -24,7 +24,7 @@ func.func @f(%q: tensor<1x4x100x64xbf16>, %k: tensor<1x2x100x64xbf16>, %v: tenso
 
 TEST(CAPIBackward, CompilesTheStepAndSizesTheWorkspace) {
   attn_context *context = nullptr;
-  // sm_90a: the wgmma backward, whose dQ is an f32 sum.
+  // sm_90a: the warp-specialized wgmma backward, whose dQ is an f32 sum.
   ASSERT_EQ(attn_context_create("sm_90a", "", &context), ATTN_OK) << attn_last_error();
   attn_kernel *forward = nullptr, *backward = nullptr;
   ASSERT_EQ(attn_compile_training(context, kForward, 0, &forward, &backward), ATTN_OK)
@@ -44,7 +44,7 @@ TEST(CAPIBackward, CompilesTheStepAndSizesTheWorkspace) {
       << attn_last_error();
   // D per row (256-byte aligned) and the f32 dQ sum, in whole query tiles
   // of 128 rows per head (4 heads of 100 rows).
-  EXPECT_NE(std::string(info.name).find("_128x128w8"), std::string::npos)
+  EXPECT_NE(std::string(info.name).find("_sm90ws_128x128w12"), std::string::npos)
       << info.name;
   EXPECT_EQ(bytes, (400u * 4 + 255) / 256 * 256 + 4u * 128 * 64 * 4);
   args.deterministic = 1;

@@ -150,7 +150,8 @@ cl::opt<bool> deterministicOption(
     cl::cat(category));
 cl::opt<std::string> backwardVariantOption(
     "backward-variant",
-    cl::desc("With --backward: the backward kernel variant, sm90 (wgmma, "
+    cl::desc("With --backward: the backward kernel variant, sm90ws (TMA, "
+             "warp-specialized wgmma, sm_90a), sm90 (cp.async, wgmma, "
              "sm_90a) or sm80 (mma.sync); default: the cost model's"),
     cl::cat(category));
 cl::opt<std::string> backwardTilesOption(

@@ -113,6 +113,9 @@ struct BackwardKernelVariant {
   /// with atomics in the K/V-stationary kernel; if not, the dQ kernel
   /// computes it (no atomics: deterministic too) where that was faster.
   bool atomicDq;
+  /// Whether the K/V-stationary kernel reads q, k, v and gradOutput by TMA
+  /// (a second kernel parameter, BackwardTmaMaps, encoded per launch).
+  bool tma;
 
   /// Why the tiles are not valid for the variant ("" if they are).
   std::string (*checkTiles)(const TileConfig &tiles);

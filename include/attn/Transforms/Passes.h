@@ -54,6 +54,16 @@ ConfigAttr selectCpAsyncConfig(FlashOp op, const ArchInfo &arch);
 /// size of its region). Empty without a config.
 llvm::SmallVector<ConfigAttr> narrowerKeyTiles(FlashOp op, const ArchInfo &arch);
 
+/// The #attn.backward_config the model picks for `op` on `arch` among the
+/// backward variants other than `excluded`: what the C++ API compiles where
+/// ptxas spills the model's choice (the warp-specialized variant's
+/// consumers have 240 registers, and masks' element-wise work takes more
+/// than its model counts on some shapes). Null if none serves; the op's own
+/// config stays.
+BackwardConfigAttr selectBackwardConfigWithout(FlashBwdOp op,
+                                               const ArchInfo &arch,
+                                               llvm::StringRef excluded);
+
 /// What --attn-pipeline (and the C++ API's compile) runs.
 struct AttnPipelineOptions {
   /// Target GPU for attn-select-config.

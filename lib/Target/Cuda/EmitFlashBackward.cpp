@@ -166,9 +166,14 @@ mlir::attn::emitFlashBackwardKernel(FlashBwdOp op) {
      << "// per SM is enough: without it ptxas may cap registers for occupancy\n"
      << "// and spill.\n"
      << "extern \"C\" __global__ void __launch_bounds__(" << spec.threads
-     << ", 1) " << spec.name << "(const attn::FlashBwdParams params) {\n"
+     << ", 1) " << spec.name << "(const attn::FlashBwdParams params"
+     // A TMA variant's tensor maps live in the parameter space.
+     << (variant->tma ? ",\n    const __grid_constant__ attn::BackwardTmaMaps maps"
+                      : "")
+     << ") {\n"
      << "  extern __shared__ __align__(16) char smem[];\n"
-     << "  KV::run(params, smem);\n"
+     << (variant->tma ? "  KV::run(params, maps, smem);\n"
+                      : "  KV::run(params, smem);\n")
      << "}\n\n"
      << "// Deterministic mode: dQ of a block of queries.\n"
      << "extern \"C\" __global__ void __launch_bounds__("

@@ -1,6 +1,6 @@
 // RUN: attn-opt %s -split-input-file -verify-diagnostics
 
-// expected-error @+1 {{unknown backward variant "sm100"; known backward variants: sm90, sm80}}
+// expected-error @+1 {{unknown backward variant "sm100"; known backward variants: sm90ws, sm90, sm80}}
 func.func private @f() attributes {c = #attn.backward_config<variant = "sm100", block_m = 64, block_n = 64, num_warps = 4, stages = 2>}
 
 // -----

@@ -2,6 +2,7 @@
 // top-left causal with fewer queries than keys: keys past the diagonal get zero dK and dV
 // RUN: attn-run --backward --check %s | FileCheck %s
 // RUN: attn-run --backward --backward-variant=sm90 --check %s | FileCheck %s
+// RUN: attn-run --backward --backward-variant=sm90ws --check %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 // CHECK: check output 1 {{.*}} PASS
 // CHECK: check output 2 {{.*}} PASS

@@ -6,6 +6,8 @@
 // RUN: attn-run --backward --backward-variant=sm90 --backward-tiles=64x128x8x1 --check %s | FileCheck %s
 // RUN: attn-run --backward --backward-variant=sm90 --backward-tiles=64x64x4x2 --check %s | FileCheck %s
 // RUN: attn-run --backward --check --deterministic %s | FileCheck %s
+// RUN: attn-run --backward --backward-variant=sm90ws --check %s | FileCheck %s
+// RUN: attn-run --backward --backward-variant=sm90ws --backward-tiles=64x128x12x1 --check %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 // CHECK: check output 1 {{.*}} PASS
 // CHECK: check output 2 {{.*}} PASS

@@ -4,6 +4,7 @@
 // RUN: attn-run --backward --check --deterministic %s | FileCheck %s
 // RUN: attn-run --backward --backward-variant=sm90 --check %s | FileCheck %s
 // RUN: attn-run --backward --backward-variant=sm90 --check --deterministic %s | FileCheck %s
+// RUN: attn-run --backward --backward-variant=sm90ws --check %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 // CHECK: check output 1 {{.*}} PASS
 // CHECK: check output 2 {{.*}} PASS

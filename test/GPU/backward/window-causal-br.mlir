@@ -2,6 +2,7 @@
 // a causal window aligned bottom-right
 // RUN: attn-run --backward --check %s | FileCheck %s
 // RUN: attn-run --backward --backward-variant=sm90 --check %s | FileCheck %s
+// RUN: attn-run --backward --backward-variant=sm90ws --check %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 // CHECK: check output 1 {{.*}} PASS
 // CHECK: check output 2 {{.*}} PASS
