@@ -130,6 +130,24 @@ template <class C> struct FlashBackwardKV {
     }
   }
 
+  /// acc = A B^T over kDim columns, A the warpgroup's 64 key rows and B the
+  /// kScoreCols query rows, both K-major in 128-byte-swizzled 64-column
+  /// blocks: each k16 step is 32 bytes along a row, each fourth a whole
+  /// block (kBlockN or kBlockM rows of 128 bytes) on.
+  template <int kDim>
+  static __device__ __forceinline__ void
+  scoreProduct(float (&acc)[kSTiles][4], u64 keyRows, u64 queryRows) {
+#pragma unroll
+    for (int kk = 0; kk < kDim / 16; ++kk) {
+      const u32 a = (kk / 4) * (kBlockN * 128) + (kk % 4) * 32;
+      const u32 b = (kk / 4) * (kBlockM * 128) + (kk % 4) * 32;
+      if (kk == 0)
+        ScoreProduct::template ss<0>(acc, keyRows + (a >> 4), queryRows + (b >> 4));
+      else
+        ScoreProduct::template ss<1>(acc, keyRows + (a >> 4), queryRows + (b >> 4));
+    }
+  }
+
   /// S^T = K Q^T and dP^T = V dO^T of the warpgroup's 64 keys (kRows,
   /// vRows: descriptors of their K-major rows) by the kScoreCols queries
   /// of the tile at q and dout from column scoreCol0; one commit group.
@@ -139,24 +157,8 @@ template <class C> struct FlashBackwardKV {
     const u64 qRows = sharedDescriptor(q + scoreCol0 * 128, 16, 1024);
     const u64 doRows = sharedDescriptor(dout + scoreCol0 * 128, 16, 1024);
     wgmmaFence();
-#pragma unroll
-    for (int kk = 0; kk < kDimQK / 16; ++kk) {
-      const u32 a = (kk / 4) * (kBlockN * 128) + (kk % 4) * 32;
-      const u32 bq = (kk / 4) * (kBlockM * 128) + (kk % 4) * 32;
-      if (kk == 0)
-        ScoreProduct::template ss<0>(s, kRows + (a >> 4), qRows + (bq >> 4));
-      else
-        ScoreProduct::template ss<1>(s, kRows + (a >> 4), qRows + (bq >> 4));
-    }
-#pragma unroll
-    for (int kk = 0; kk < kDimV / 16; ++kk) {
-      const u32 a = (kk / 4) * (kBlockN * 128) + (kk % 4) * 32;
-      const u32 bo = (kk / 4) * (kBlockM * 128) + (kk % 4) * 32;
-      if (kk == 0)
-        ScoreProduct::template ss<0>(dp, vRows + (a >> 4), doRows + (bo >> 4));
-      else
-        ScoreProduct::template ss<1>(dp, vRows + (a >> 4), doRows + (bo >> 4));
-    }
+    scoreProduct<kDimQK>(s, kRows, qRows);
+    scoreProduct<kDimV>(dp, vRows, doRows);
     wgmmaCommit();
   }
 
