@@ -35,8 +35,9 @@ struct CompileOptions {
   /// Run canonicalize, attn-fuse and attn-select-config first (ops that
   /// already carry a config keep it).
   bool runPipeline = true;
-  /// Overrides for attn-select-config: the kernel variant ("sm80", "sm90";
-  /// empty: the cost model's choice) and the tiles (0: the model's choice).
+  /// Overrides for attn-select-config: the kernel variant ("sm90ws",
+  /// "sm90", "sm80"; empty: the cost model's choice) and the tiles (0: the
+  /// model's choice).
   std::string variant;
   int blockM = 0, blockN = 0, numWarps = 0, stages = 0;
   /// Instead of fusing, run --attn-lower-unfused: every graph op becomes its
@@ -50,8 +51,8 @@ struct CompileOptions {
   bool backward = false;
   /// With `backward`: also the gradient of each bias operand.
   bool backwardBiasGrad = false;
-  /// With `backward`: the backward kernel variant ("sm90", "sm80"; empty:
-  /// the cost model's choice).
+  /// With `backward`: the backward kernel variant ("sm90ws", "sm90",
+  /// "sm80"; empty: the cost model's choice).
   std::string backwardVariant;
   /// With `backward`: the backward tiles as "MxNxWARPSxSTAGES" (e.g.
   /// "64x128x8x2"; empty: the cost model's), an error where they do not fit.

@@ -481,7 +481,7 @@ mlir::LogicalResult deriveThrough(mlir::MLIRContext &context, const char *opName
   holderState.addRegion();
   holderState.addRegion();
   mlir::Operation *holder = mlir::Operation::create(holderState);
-  auto destroy = llvm::make_scope_exit([&] { holder->destroy(); });
+  llvm::scope_exit destroy([&] { holder->destroy(); });
   mlir::Region &source = holder->getRegion(0), &into = holder->getRegion(1);
   mlir::Type f32 = builder.getF32Type(), index = builder.getIndexType();
   mlir::Block *block = builder.createBlock(&source, source.end(),
