@@ -20,7 +20,10 @@
 #include "llvm/Support/SourceMgr.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <optional>
+#include <thread>
 
 namespace attn {
 
@@ -86,30 +89,66 @@ int spillBytes(const Kernel &kernel) {
   return r.parsed ? r.spillStoreBytes + r.spillLoadBytes : 0;
 }
 
-/// Compiles beyond the model's tiles for a kernel that spills.
-constexpr int kSpillRetries = 4;
+/// Runs work(i) for every i in [0, count) on up to as many threads as the
+/// machine has cores (at least `minThreads`). Kernel builds are what runs
+/// here: NVRTC and ptxas take about a second per kernel, and the context's
+/// cache compiles each key once across threads.
+template <class Work>
+void parallelFor(size_t count, Work &&work, unsigned minThreads = 1) {
+  std::atomic<size_t> next{0};
+  auto run = [&] {
+    for (size_t i = next++; i < count; i = next++)
+      work(i);
+  };
+  const size_t threads = std::min<size_t>(
+      count, std::max(minThreads, std::thread::hardware_concurrency()));
+  std::vector<std::thread> helpers;
+  for (size_t t = 1; t < threads; ++t)
+    helpers.emplace_back(run);
+  run();
+  for (std::thread &helper : helpers)
+    helper.join();
+}
 
-/// Of `count` narrower tiles (most keys first; spills grow with the keys
-/// per tile), the one with the most keys whose kernel does not spill: a
-/// binary search, at most kSpillRetries builds. `build(i)` compiles the
-/// i-th. Returns its index and kernel, or -1 and null if every kernel tried
-/// spills.
-template <class Build>
-std::pair<int, std::shared_ptr<Kernel>> mostKeysWithoutSpills(int count,
-                                                              Build &&build) {
-  std::pair<int, std::shared_ptr<Kernel>> best{-1, nullptr};
-  int lo = 0, hi = count - 1;
-  for (int compiles = 0; lo <= hi && compiles < kSpillRetries; ++compiles) {
-    const int mid = (lo + hi) / 2;
-    Result<std::shared_ptr<Kernel>> retry = build(mid);
-    if (retry && spillBytes(**retry) == 0) {
-      best = {mid, *retry};
-      hi = mid - 1; // more keys may fit too
-    } else {
-      lo = mid + 1;
-    }
+/// Of the builds of narrower tiles (most keys first; spills grow with the
+/// keys per tile), the first whose kernel does not spill. They compile a
+/// batch at a time, as many as there are cores (at least two): the answer
+/// is most often the first or second, and one batch costs about one
+/// compile. Returns its index and kernel, or -1 and null if every kernel
+/// spills. Each build must be safe to run on its own thread (its spec
+/// emitted already).
+std::pair<int, std::shared_ptr<Kernel>>
+mostKeysWithoutSpills(const std::vector<Kernel::DeferredBuild> &narrower) {
+  const size_t batch = std::max(2u, std::thread::hardware_concurrency());
+  for (size_t first = 0; first < narrower.size(); first += batch) {
+    const size_t count = std::min(batch, narrower.size() - first);
+    std::vector<std::shared_ptr<Kernel>> built(count);
+    parallelFor(
+        count,
+        [&](size_t i) {
+          Result<std::shared_ptr<Kernel>> kernel = narrower[first + i]();
+          if (kernel && spillBytes(**kernel) == 0)
+            built[i] = *kernel;
+        },
+        /*minThreads=*/2);
+    for (size_t i = 0; i < count; ++i)
+      if (built[i])
+        return {static_cast<int>(first + i), built[i]};
   }
-  return best;
+  return {-1, nullptr};
+}
+
+/// Builds `specs` together (parallelFor), each result at its spec's index:
+/// the kernels of one module (a training step's forward and backward, the
+/// unfused path's graph ops, a dynamic length's two tile sets) do not
+/// depend on each other.
+std::vector<std::optional<Result<std::shared_ptr<Kernel>>>>
+buildAll(Context &context, const std::vector<KernelSpec> &specs) {
+  std::vector<std::optional<Result<std::shared_ptr<Kernel>>>> built(
+      specs.size());
+  parallelFor(specs.size(),
+              [&](size_t i) { built[i].emplace(context.build(specs[i])); });
+  return built;
 }
 
 /// The spec of `flash` under `config`, the op's own config left as it was.
@@ -164,9 +203,7 @@ Status attachCpAsyncFallback(Context &context, mlir::attn::FlashOp flash,
         const int spilled = built ? spillBytes(**built) : 0;
         if (spilled == 0 || narrower.empty())
           return built;
-        auto [index, best] = mostKeysWithoutSpills(
-            static_cast<int>(narrower.size()),
-            [&](int i) { return narrower[i](); });
+        auto [index, best] = mostKeysWithoutSpills(narrower);
         if (!best)
           return built;
         if (logEnabled())
@@ -198,14 +235,19 @@ Status avoidSpills(Context &context, mlir::attn::FlashOp flash,
   mlir::attn::ConfigAttr chosen = flash.getConfigAttr();
   llvm::SmallVector<mlir::attn::ConfigAttr> narrower =
       mlir::attn::narrowerKeyTiles(flash, *arch); // most keys first
-  auto [index, best] = mostKeysWithoutSpills(
-      static_cast<int>(narrower.size()),
-      [&](int i) -> Result<std::shared_ptr<Kernel>> {
-        mlir::FailureOr<KernelSpec> spec = emitWithConfig(flash, narrower[i]);
-        if (mlir::failed(spec))
-          return Status(StatusCode::Unsupported, "not emitted");
-        return context.build(*spec);
-      });
+  // Emitted here, one by one (emission sets the op's config); compiled in
+  // parallel.
+  std::vector<Kernel::DeferredBuild> builds;
+  for (mlir::attn::ConfigAttr config : narrower) {
+    mlir::FailureOr<KernelSpec> spec = emitWithConfig(flash, config);
+    if (mlir::succeeded(spec))
+      builds.push_back(context.deferBuild(std::move(*spec)));
+    else
+      builds.push_back(
+          [] { return Result<std::shared_ptr<Kernel>>(Status(
+                   StatusCode::Unsupported, "not emitted")); });
+  }
+  auto [index, best] = mostKeysWithoutSpills(builds);
   if (!best)
     return Status::ok();
   mlir::attn::ConfigAttr bestConfig = narrower[index];
@@ -332,6 +374,11 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
       if (mlir::failed(fits))
         return Status(StatusCode::Unsupported, diagnostics.joinedErrors());
     }
+  // Every kernel is emitted first and compiled together (buildAll); the
+  // fixes below (spills, long keys) then go op by op. A dynamic length's
+  // long-key kernel is compiled with the others too: the step below that
+  // builds it finds it in the cache.
+  std::vector<KernelSpec> specs;
   for (mlir::Operation *op : kernelOps) {
     mlir::FailureOr<KernelSpec> spec;
     if (auto flash = mlir::dyn_cast<mlir::attn::FlashOp>(op))
@@ -342,7 +389,34 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
       spec = mlir::attn::emitGraphKernel(mlir::cast<mlir::attn::KernelOp>(op));
     if (mlir::failed(spec))
       return Status(StatusCode::Unsupported, diagnostics.joinedErrors());
-    Result<std::shared_ptr<Kernel>> kernel = context.build(*spec);
+    specs.push_back(std::move(*spec));
+  }
+  std::vector<int> longSpecIndex(kernelOps.size(), -1);
+  for (size_t i = 0; i < kernelOps.size(); ++i)
+    if (auto flash = mlir::dyn_cast<mlir::attn::FlashOp>(kernelOps[i]))
+      if (auto longConfig = flash->getAttrOfType<mlir::attn::ConfigAttr>(
+              kLongKeysConfigAttr)) {
+        std::optional<mlir::attn::ArchInfo> arch =
+            mlir::attn::lookupArch(context.arch());
+        mlir::attn::ConfigAttr config = flash.getConfigAttr();
+        flash.setConfigAttr(longConfig);
+        // Errors are reported (once) where the kernel is built below.
+        mlir::ScopedDiagnosticHandler quiet(
+            module.getContext(), [](mlir::Diagnostic &) { return mlir::success(); });
+        if (!arch || mlir::succeeded(mlir::attn::verifyConfigFits(flash, *arch)))
+          if (mlir::FailureOr<KernelSpec> longSpec =
+                  mlir::attn::emitFlashKernel(flash);
+              mlir::succeeded(longSpec)) {
+            longSpecIndex[i] = static_cast<int>(specs.size());
+            specs.push_back(std::move(*longSpec));
+          }
+        flash.setConfigAttr(config);
+      }
+  std::vector<std::optional<Result<std::shared_ptr<Kernel>>>> built =
+      buildAll(context, specs);
+  for (size_t i = 0; i < kernelOps.size(); ++i) {
+    mlir::Operation *op = kernelOps[i];
+    Result<std::shared_ptr<Kernel>> kernel = std::move(*built[i]);
     if (!kernel)
       return kernel.status();
     const bool modelTiles = !tilesForced && !givenTiles.contains(op);
@@ -367,10 +441,14 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
         if (!arch || mlir::succeeded(mlir::attn::verifyConfigFits(flash, *arch)))
           longSpec = mlir::attn::emitFlashKernel(flash);
         Result<std::shared_ptr<Kernel>> longKernel =
-            mlir::succeeded(longSpec)
-                ? context.build(*longSpec)
-                : Result<std::shared_ptr<Kernel>>(Status(
-                      StatusCode::Unsupported, diagnostics.joinedErrors()));
+            mlir::failed(longSpec)
+                ? Result<std::shared_ptr<Kernel>>(Status(
+                      StatusCode::Unsupported, diagnostics.joinedErrors()))
+            // Compiled with the others unless the op changed since.
+            : longSpecIndex[i] >= 0 &&
+                    specs[longSpecIndex[i]].source == longSpec->source
+                ? std::move(*built[longSpecIndex[i]])
+                : context.build(*longSpec);
         Status spills = Status::ok();
         if (longKernel && modelTiles)
           spills = avoidSpills(context, flash, *longKernel, " for long keys");

@@ -212,6 +212,11 @@ func.func @f(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>, %v: tenso
   EXPECT_EQ(shortKeys.longKeysKernel()->spec().variant, "sm90ws");
   EXPECT_EQ(shortKeys.longKeysKernel()->spec().blockN, 176);
   EXPECT_TRUE(shortKeys.longKeysKernel()->spec().causal);
+  // Compiled beside the first (buildAll in Compile.cpp), not found in the
+  // cache afterwards.
+  EXPECT_EQ(shortKeys.cacheOutcome(), CacheOutcome::Miss);
+  EXPECT_EQ(shortKeys.longKeysKernel()->cacheOutcome(), CacheOutcome::Miss);
+  EXPECT_GT(shortKeys.longKeysKernel()->buildMs(), 0.0);
   // Causal: diagonal tiles make 128 keys pay up to 4096 keys (step 19).
   EXPECT_EQ(shortKeys.longKeysFrom(), 4096);
   std::string full = dynamic;
@@ -453,6 +458,8 @@ TEST(Compile, UnfusedIsOneGraphKernelPerOp) {
   for (const auto &kernel : compiled->kernels) {
     EXPECT_EQ(kernel->spec().kind, KernelKind::GraphOp);
     EXPECT_EQ(kernel->spec().variant, "graph");
+    // Compiled together, each once, and handed back in op order.
+    EXPECT_EQ(kernel->cacheOutcome(), CacheOutcome::Miss);
     ops.push_back(kernel->spec().graphOp);
   }
   EXPECT_EQ(ops, (std::vector<std::string>{"matmul", "mask", "softmax", "matmul"}));
