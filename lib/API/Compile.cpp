@@ -7,6 +7,7 @@
 
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "attn/Support/Dialects.h"
+#include "attn/Support/ParallelFor.h"
 #include "attn/Support/Parser.h"
 #include "attn/Target/Cuda/EmitCuda.h"
 #include "attn/Transforms/Passes.h"
@@ -20,10 +21,8 @@
 #include "llvm/Support/SourceMgr.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <optional>
-#include <thread>
 
 namespace attn {
 
@@ -89,27 +88,6 @@ int spillBytes(const Kernel &kernel) {
   return r.parsed ? r.spillStoreBytes + r.spillLoadBytes : 0;
 }
 
-/// Runs work(i) for every i in [0, count) on up to as many threads as the
-/// machine has cores (at least `minThreads`). Kernel builds are what runs
-/// here: NVRTC and ptxas take about a second per kernel, and the context's
-/// cache compiles each key once across threads.
-template <class Work>
-void parallelFor(size_t count, Work &&work, unsigned minThreads = 1) {
-  std::atomic<size_t> next{0};
-  auto run = [&] {
-    for (size_t i = next++; i < count; i = next++)
-      work(i);
-  };
-  const size_t threads = std::min<size_t>(
-      count, std::max(minThreads, std::thread::hardware_concurrency()));
-  std::vector<std::thread> helpers;
-  for (size_t t = 1; t < threads; ++t)
-    helpers.emplace_back(run);
-  run();
-  for (std::thread &helper : helpers)
-    helper.join();
-}
-
 /// Of the builds of narrower tiles (most keys first; spills grow with the
 /// keys per tile), the first whose kernel does not spill. They compile a
 /// batch at a time, as many as there are cores (at least two): the answer
@@ -119,18 +97,15 @@ void parallelFor(size_t count, Work &&work, unsigned minThreads = 1) {
 /// emitted already).
 std::pair<int, std::shared_ptr<Kernel>>
 mostKeysWithoutSpills(const std::vector<Kernel::DeferredBuild> &narrower) {
-  const size_t batch = std::max(2u, std::thread::hardware_concurrency());
+  const size_t batch = std::max(2u, defaultThreads());
   for (size_t first = 0; first < narrower.size(); first += batch) {
     const size_t count = std::min(batch, narrower.size() - first);
     std::vector<std::shared_ptr<Kernel>> built(count);
-    parallelFor(
-        count,
-        [&](size_t i) {
-          Result<std::shared_ptr<Kernel>> kernel = narrower[first + i]();
-          if (kernel && spillBytes(**kernel) == 0)
-            built[i] = *kernel;
-        },
-        /*minThreads=*/2);
+    parallelFor(count, [&](size_t i) {
+      Result<std::shared_ptr<Kernel>> kernel = narrower[first + i]();
+      if (kernel && spillBytes(**kernel) == 0)
+        built[i] = *kernel;
+    }, static_cast<unsigned>(batch));
     for (size_t i = 0; i < count; ++i)
       if (built[i])
         return {static_cast<int>(first + i), built[i]};
@@ -138,10 +113,11 @@ mostKeysWithoutSpills(const std::vector<Kernel::DeferredBuild> &narrower) {
   return {-1, nullptr};
 }
 
-/// Builds `specs` together (parallelFor), each result at its spec's index:
-/// the kernels of one module (a training step's forward and backward, the
-/// unfused path's graph ops, a dynamic length's two tile sets) do not
-/// depend on each other.
+/// Builds `specs` on one thread per core, each result at its spec's index:
+/// NVRTC and ptxas take about a second per kernel, and the kernels of one
+/// module (a training step's forward and backward, the unfused path's graph
+/// ops, a dynamic length's two tile sets) do not depend on each other. The
+/// context's cache compiles each key once across threads.
 std::vector<std::optional<Result<std::shared_ptr<Kernel>>>>
 buildAll(Context &context, const std::vector<KernelSpec> &specs) {
   std::vector<std::optional<Result<std::shared_ptr<Kernel>>>> built(

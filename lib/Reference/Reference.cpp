@@ -3,6 +3,7 @@
 #include "attn/Reference/Reference.h"
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "attn/Dialect/Attn/IR/ScoreModOps.h"
+#include "attn/Support/ParallelFor.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -773,20 +774,10 @@ private:
     // A slice asked for twice is computed once: each writes its own rows.
     llvm::sort(slices);
     slices.erase(std::unique(slices.begin(), slices.end()), slices.end());
-    unsigned threads = options.threads
-                           ? options.threads
-                           : std::max(1u, std::thread::hardware_concurrency());
-    std::atomic<size_t> next{0};
-    auto worker = [&] {
-      for (size_t i = next++; i < slices.size(); i = next++)
-        slice(slices[i].first, slices[i].second);
-    };
-    std::vector<std::thread> pool;
-    for (unsigned i = 1; i < threads; ++i)
-      pool.emplace_back(worker);
-    worker();
-    for (std::thread &t : pool)
-      t.join();
+    ::attn::parallelFor(
+        slices.size(),
+        [&](size_t i) { slice(slices[i].first, slices[i].second); },
+        options.threads);
     plain[flash.getOutput()] = std::move(out);
     if (Value result = flash.getLse())
       plain[result] = std::move(lse);
@@ -1087,24 +1078,16 @@ reference::evaluate(func::FuncOp func, ArrayRef<HostTensor> inputs,
       for (int64_t b = 0; b < t.shape[0]; ++b)
         for (int64_t h = 0; h < t.shape[1]; ++h)
           slices.emplace_back(b, h);
-    unsigned threads = options.threads ? options.threads
-                                       : std::max(1u, std::thread::hardware_concurrency());
-    std::atomic<size_t> next{0};
-    auto worker = [&] {
-      for (size_t i = next++; i < slices.size(); i = next++) {
-        auto [b, h] = slices[i];
-        Matrix m = t.slice(b, h);
-        double *dst =
-            out.data.data() + ((b * t.shape[1] + h) * t.shape[2]) * t.shape[3];
-        std::copy(m.v.begin(), m.v.end(), dst);
-      }
-    };
-    std::vector<std::thread> pool;
-    for (unsigned i = 1; i < threads; ++i)
-      pool.emplace_back(worker);
-    worker();
-    for (std::thread &th : pool)
-      th.join();
+    ::attn::parallelFor(
+        slices.size(),
+        [&](size_t i) {
+          auto [b, h] = slices[i];
+          Matrix m = t.slice(b, h);
+          double *dst = out.data.data() +
+                        ((b * t.shape[1] + h) * t.shape[2]) * t.shape[3];
+          std::copy(m.v.begin(), m.v.end(), dst);
+        },
+        options.threads);
     outputs.push_back(std::move(out));
   }
   return outputs;
