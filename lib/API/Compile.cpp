@@ -192,6 +192,15 @@ Status attachCpAsyncFallback(Context &context, mlir::attn::FlashOp flash,
   return Status::ok();
 }
 
+/// The arch whose model picks another config for a kernel that spilled
+/// `spilled` bytes; none if it did not spill or the arch has no model.
+std::optional<mlir::attn::ArchInfo> archToRespill(const Context &context,
+                                                  int spilled) {
+  if (spilled == 0)
+    return std::nullopt;
+  return mlir::attn::lookupArch(context.arch());
+}
+
 /// Where ptxas spills a kernel whose tiles the cost model chose, the same
 /// variant with fewer keys per tile (narrowerKeyTiles), the most that do not
 /// spill (mostKeysWithoutSpills); a remark on the op says so. The register
@@ -204,9 +213,8 @@ Status attachCpAsyncFallback(Context &context, mlir::attn::FlashOp flash,
 Status avoidSpills(Context &context, mlir::attn::FlashOp flash,
                    std::shared_ptr<Kernel> &kernel, llvm::StringRef role = "") {
   const int spilled = spillBytes(*kernel);
-  std::optional<mlir::attn::ArchInfo> arch =
-      mlir::attn::lookupArch(context.arch());
-  if (spilled == 0 || !arch)
+  std::optional<mlir::attn::ArchInfo> arch = archToRespill(context, spilled);
+  if (!arch)
     return Status::ok();
   mlir::attn::ConfigAttr chosen = flash.getConfigAttr();
   llvm::SmallVector<mlir::attn::ConfigAttr> narrower =
@@ -245,9 +253,8 @@ Status avoidSpills(Context &context, mlir::attn::FlashOp flash,
 Status avoidBackwardSpills(Context &context, mlir::attn::FlashBwdOp backward,
                            std::shared_ptr<Kernel> &kernel) {
   const int spilled = spillBytes(*kernel);
-  std::optional<mlir::attn::ArchInfo> arch =
-      mlir::attn::lookupArch(context.arch());
-  if (spilled == 0 || !arch)
+  std::optional<mlir::attn::ArchInfo> arch = archToRespill(context, spilled);
+  if (!arch)
     return Status::ok();
   mlir::attn::BackwardConfigAttr chosen = backward.getConfigAttr();
   mlir::attn::BackwardConfigAttr other =
