@@ -103,8 +103,9 @@ cl::opt<bool> noDiskCacheOption("no-disk-cache",
                                 cl::cat(category));
 cl::opt<std::string> variantOption(
     "variant",
-    cl::desc("Kernel variant: sm80 (mma.sync) or sm90 (wgmma, sm_90a); "
-             "default: the cost model's"),
+    cl::desc("Kernel variant: sm90ws (TMA, warp-specialized persistent "
+             "wgmma, sm_90a), sm90 (cp.async, wgmma, sm_90a) or sm80 "
+             "(mma.sync); default: the cost model's"),
     cl::cat(category));
 cl::opt<int> blockMOption("block-m",
                           cl::desc("Query rows per tile (0: the model's)"),
