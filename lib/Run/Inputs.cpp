@@ -4,9 +4,11 @@
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "attn/Npy/Npy.h"
 
-#include "attn/Dialect/Attn/IR/AttnOps.h"
+#include "llvm/ADT/DenseMap.h"
 
 #include <algorithm>
+#include <limits>
+#include <optional>
 
 namespace attn::run {
 
@@ -167,6 +169,187 @@ Status setInputValues(mlir::func::FuncOp func,
     }
   }
   return Status::ok();
+}
+
+namespace {
+
+/// How an attn.flash's k or v argument holds its keys: rows of sequence b
+/// (dense), rows of a packed ragged batch, or slots of cache pages; and
+/// which of them some sequence reads.
+struct KeyRows {
+  enum class Form { Dense, Ragged, Paged } form;
+  bool transposed = false; // k as [B, H, D, S]
+  // Dense: [B][S]; ragged: [T]; paged: [pages][page size].
+  std::vector<char> read;
+};
+
+} // namespace
+
+Result<int64_t> poisonUnreadKeys(mlir::func::FuncOp func,
+                                 std::vector<HostTensor> &inputs) {
+  auto fail = [](const std::string &why) {
+    return Status(StatusCode::InvalidArgument, "--poison-padding: " + why);
+  };
+  mlir::Block &entry = func.getBody().front();
+  // The function argument `value` is, or none.
+  auto argumentOf = [&](mlir::Value value) -> std::optional<unsigned> {
+    auto arg = mlir::dyn_cast_or_null<mlir::BlockArgument>(value);
+    if (!arg || arg.getOwner() != &entry || arg.getArgNumber() >= inputs.size())
+      return std::nullopt;
+    return arg.getArgNumber();
+  };
+  llvm::DenseMap<unsigned, KeyRows> rowsOf;
+  std::string error;
+  func.walk([&](mlir::attn::FlashOp flash) {
+    if (!error.empty())
+      return;
+    auto named = [&](mlir::Value value, const char *what)
+        -> std::optional<unsigned> {
+      std::optional<unsigned> index = argumentOf(value);
+      if (!index)
+        error = std::string("the ") + what + " of an attn.flash is not a "
+                "function argument";
+      return index;
+    };
+    std::optional<unsigned> k = named(flash.getK(), "k");
+    std::optional<unsigned> v = named(flash.getV(), "v");
+    std::optional<unsigned> lengths, table, offsets;
+    const bool keyPadding = flash.getMaskOrEmpty().getKeyPadding();
+    if (keyPadding)
+      lengths = named(flash.getLengths(), "lengths");
+    if (flash.isPaged())
+      table = named(flash.getBlockTable(), "block table");
+    if (flash.isVarlen())
+      offsets = named(flash.getCuSeqlensK(), "cu_seqlens_k");
+    if (!error.empty())
+      return;
+    const std::vector<int64_t> &kShape = inputs[*k].shape;
+    // Sequence b's keys: the first `keys` of its rows, clamped as the
+    // kernels clamp them.
+    auto keysOf = [&](int64_t b, int64_t rows) {
+      if (!keyPadding)
+        return rows;
+      return std::clamp<int64_t>(
+          static_cast<int64_t>(inputs[*lengths].data[b]), 0, rows);
+    };
+    KeyRows rows;
+    if (flash.isPaged()) {
+      const HostTensor &t = inputs[*table];
+      const int64_t pages = kShape[0], pageSize = kShape[2];
+      const int64_t batch = t.shape[0], perSequence = t.shape[1];
+      rows.form = KeyRows::Form::Paged;
+      rows.read.assign(pages * pageSize, 0);
+      for (int64_t b = 0; b < batch; ++b) {
+        const int64_t keys = keysOf(b, perSequence * pageSize);
+        for (int64_t key = 0; key < keys; ++key) {
+          const int64_t page = std::clamp<int64_t>(
+              static_cast<int64_t>(t.data[b * perSequence + key / pageSize]),
+              0, pages - 1);
+          rows.read[page * pageSize + key % pageSize] = 1;
+        }
+      }
+    } else if (flash.isVarlen()) {
+      const HostTensor &cu = inputs[*offsets];
+      const int64_t tokens = kShape[0], batch = cu.shape[0] - 1;
+      rows.form = KeyRows::Form::Ragged;
+      rows.read.assign(tokens, 0);
+      for (int64_t b = 0; b < batch; ++b) {
+        const int64_t start = std::clamp<int64_t>(
+            static_cast<int64_t>(cu.data[b]), 0, tokens);
+        const int64_t end = std::clamp<int64_t>(
+            static_cast<int64_t>(cu.data[b + 1]), start, tokens);
+        const int64_t keys = keysOf(b, end - start);
+        std::fill_n(rows.read.begin() + start, keys, 1);
+      }
+    } else {
+      rows.form = KeyRows::Form::Dense;
+      rows.transposed = flash.getTransposeK();
+      const int64_t batch = kShape[0];
+      const int64_t seq = flash.getKeysPerSequence();
+      rows.read.assign(batch * seq, 0);
+      for (int64_t b = 0; b < batch; ++b)
+        std::fill_n(rows.read.begin() + b * seq, keysOf(b, seq), 1);
+    }
+    // k and v: their rows alike (a transposed k lays its out differently).
+    for (unsigned index : {*k, *v}) {
+      KeyRows mine = rows;
+      mine.transposed = rows.transposed && index == *k && *k != *v;
+      auto [it, inserted] = rowsOf.try_emplace(index, mine);
+      if (inserted)
+        continue;
+      if (it->second.form != mine.form ||
+          it->second.transposed != mine.transposed ||
+          it->second.read.size() != mine.read.size()) {
+        error = "argument " + std::to_string(index) +
+                " is k or v of attn.flash ops that lay its keys out "
+                "differently";
+        return;
+      }
+      for (size_t i = 0; i < mine.read.size(); ++i)
+        it->second.read[i] |= mine.read[i];
+    }
+  });
+  if (!error.empty())
+    return fail(error);
+  if (rowsOf.empty())
+    return fail("the function has no attn.flash (the graph ops of the "
+                "unfused path read k and v in ways this cannot tell)");
+  int64_t poisoned = 0;
+  for (auto &[index, rows] : rowsOf) {
+    for (mlir::Operation *user : entry.getArgument(index).getUsers())
+      if (!mlir::isa<mlir::attn::FlashOp, mlir::attn::FlashBwdOp>(user))
+        return fail("argument " + std::to_string(index) + " is read by " +
+                    user->getName().getStringRef().str() +
+                    " too, whose reads it cannot tell");
+    HostTensor &t = inputs[index];
+    const std::vector<int64_t> &shape = t.shape;
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    auto poison = [&](int64_t element) {
+      t.data[element] = nan;
+      ++poisoned;
+    };
+    switch (rows.form) {
+    case KeyRows::Form::Dense: {
+      // [B, H, S, D], or k as [B, H, D, S].
+      const int64_t heads = shape[1];
+      const int64_t seq = rows.transposed ? shape[3] : shape[2];
+      const int64_t dim = rows.transposed ? shape[2] : shape[3];
+      for (int64_t b = 0; b < shape[0]; ++b)
+        for (int64_t h = 0; h < heads; ++h)
+          for (int64_t j = 0; j < seq; ++j) {
+            if (rows.read[b * seq + j])
+              continue;
+            for (int64_t d = 0; d < dim; ++d)
+              poison(rows.transposed ? ((b * heads + h) * dim + d) * seq + j
+                                     : ((b * heads + h) * seq + j) * dim + d);
+          }
+      break;
+    }
+    case KeyRows::Form::Ragged: {
+      // [T, H, D].
+      const int64_t width = shape[1] * shape[2];
+      for (int64_t token = 0; token < shape[0]; ++token)
+        if (!rows.read[token])
+          for (int64_t i = 0; i < width; ++i)
+            poison(token * width + i);
+      break;
+    }
+    case KeyRows::Form::Paged: {
+      // [pages, H, page size, D].
+      const int64_t heads = shape[1], pageSize = shape[2], dim = shape[3];
+      for (int64_t page = 0; page < shape[0]; ++page)
+        for (int64_t h = 0; h < heads; ++h)
+          for (int64_t r = 0; r < pageSize; ++r) {
+            if (rows.read[page * pageSize + r])
+              continue;
+            for (int64_t d = 0; d < dim; ++d)
+              poison(((page * heads + h) * pageSize + r) * dim + d);
+          }
+      break;
+    }
+    }
+  }
+  return poisoned;
 }
 
 } // namespace attn::run

@@ -268,6 +268,46 @@ def test_with_kvcache_dense_cache_aligns_to_each_length():
     assert (same[0].double() - want).norm().item() / want.norm().item() < 1e-2
 
 
+@pytest.mark.parametrize("paged", [False, True])
+@pytest.mark.parametrize("variant", ["", "sm80"])
+def test_with_kvcache_ignores_nan_past_each_length(paged, variant):
+    # Caches as torch.empty may leave them: NaN wherever no sequence has a
+    # key (past its length, in pages no table entry names). A kernel must
+    # not read them into the output (a masked key's zero weight times NaN).
+    b, sq, hq, hkv, d, page, per_sequence = 4, 4, 32, 8, 128, 16, 24
+    lengths = torch.tensor([5, 100, 383, 384], dtype=torch.int32, device="cuda")
+    q = torch.randn(b, sq, hq, d, device="cuda", dtype=torch.bfloat16)
+    if paged:
+        shape = (b * per_sequence + 3, page, hkv, d)
+        block_table = torch.randperm(shape[0], device="cuda")[:b * per_sequence].view(b, per_sequence).int()
+    else:
+        shape = (b, page * per_sequence, hkv, d)
+        block_table = None
+    caches = []
+    for _ in range(2):
+        cache = torch.full(shape, float("nan"), device="cuda", dtype=torch.bfloat16)
+        for i in range(b):
+            n = int(lengths[i])
+            rows = torch.randn(n, hkv, d, device="cuda", dtype=torch.bfloat16)
+            if paged:
+                for key in range(0, n, page):
+                    cache[block_table[i, key // page], :min(page, n - key)] = rows[key:key + page]
+            else:
+                cache[i, :n] = rows
+        caches.append(cache)
+    k_cache, v_cache = caches
+    for splits in (1, 3):
+        out = attn.with_kvcache(q, k_cache, v_cache, lengths, block_table=block_table, causal=True,
+                                num_splits=splits, variant=variant)
+        assert not out.isnan().any()
+        for i in range(b):
+            n = int(lengths[i])
+            keys = cache_keys(k_cache, block_table, i, n) if paged else k_cache[i, :n]
+            values = cache_keys(v_cache, block_table, i, n) if paged else v_cache[i, :n]
+            want, _ = dense_reference(q[i], keys, values, 1 / math.sqrt(d), causal=True)
+            assert (out[i].double() - want).norm().item() / want.norm().item() < 1e-2
+
+
 def test_with_kvcache_decode_is_capturable_in_a_cuda_graph():
     b, hq, hkv, d, page, per_sequence = 8, 32, 8, 128, 16, 32
     k_cache = torch.randn(b * per_sequence, page, hkv, d, device="cuda", dtype=torch.bfloat16)

@@ -199,6 +199,130 @@ func.func @f(%q: tensor<32x1x8x16xbf16>, %k: tensor<32x1x300x16xbf16>, %v: tenso
   EXPECT_GT(longest, 16);
 }
 
+TEST_F(RunTest, PoisonedPaddingIsNaNAndTheReferenceNeverReadsIt) {
+  // Batch 0 reads 3 of its 8 keys, batch 1 all of them. (attn-run
+  // poisons the compiled function, where the graph form is fused.)
+  Result<LoadedModule> loaded = loadModule(write("padded.mlir", R"(
+func.func @f(%q: tensor<2x2x8x16xbf16>, %k: tensor<2x2x8x16xbf16>, %v: tensor<2x2x8x16xbf16>,
+             %len: tensor<2xi32>) -> tensor<2x2x8x16xbf16> {
+  %o = attn.flash %q, %k, %v lengths(%len : tensor<2xi32>) {scale = 0.25 : f32, mask = #attn.mask<causal, bottom_right, key_padding>}
+    : tensor<2x2x8x16xbf16>, tensor<2x2x8x16xbf16>, tensor<2x2x8x16xbf16> -> tensor<2x2x8x16xbf16>
+  return %o : tensor<2x2x8x16xbf16>
+})"));
+  ASSERT_TRUE(loaded) << loaded.status().message();
+  std::mt19937_64 rng(3);
+  auto inputs = makeInputs(loaded->func, {}, rng);
+  ASSERT_TRUE(inputs);
+  ASSERT_TRUE(setInputValues(loaded->func, {"3:3,8"}, *inputs));
+  std::vector<HostTensor> clean = *inputs;
+  Result<int64_t> poisoned = poisonUnreadKeys(loaded->func, *inputs);
+  ASSERT_TRUE(poisoned) << poisoned.status().message();
+  // 5 keys x 2 heads x 16 of k and of v.
+  EXPECT_EQ(*poisoned, 2 * 5 * 2 * 16);
+  const HostTensor &k = (*inputs)[1], &v = (*inputs)[2];
+  auto at = [](const HostTensor &t, int b, int h, int s, int d) {
+    return t.data[((b * 2 + h) * 8 + s) * 16 + d];
+  };
+  EXPECT_FALSE(std::isnan(at(k, 0, 1, 2, 15)));
+  EXPECT_TRUE(std::isnan(at(k, 0, 1, 3, 0)));
+  EXPECT_TRUE(std::isnan(at(v, 0, 0, 7, 15)));
+  for (int s = 0; s < 8; ++s)
+    EXPECT_FALSE(std::isnan(at(v, 1, 1, s, 3))) << s;
+  // The reference gives the same output either way (NaN keys masked, their
+  // zero weights never multiplied).
+  auto expected = mlir::attn::reference::evaluate(loaded->originalFunc, clean);
+  auto got = mlir::attn::reference::evaluate(loaded->originalFunc, *inputs);
+  ASSERT_TRUE(mlir::succeeded(expected) && mlir::succeeded(got));
+  EXPECT_EQ((*got)[0].data, (*expected)[0].data);
+}
+
+TEST_F(RunTest, PoisonedPaddingOfPagedAndRaggedCaches) {
+  // One cache as k and v: sequence 0 reads page 0 and 2 rows of page 1,
+  // sequence 1 nothing, sequence 2 five whole pages, the last entry (99)
+  // clamped to page 19.
+  Result<LoadedModule> paged = loadModule(write("paged.mlir", R"(
+func.func @f(%q: tensor<3x2x1x16xbf16>, %kc: tensor<20x2x8x16xbf16>, %len: tensor<3xi32>, %t: tensor<3x5xi32>)
+    -> tensor<3x2x1x16xbf16> {
+  %o = attn.flash %q, %kc, %kc lengths(%len : tensor<3xi32>) block_table(%t : tensor<3x5xi32>)
+      {scale = 1.0 : f32, mask = #attn.mask<key_padding>}
+    : tensor<3x2x1x16xbf16>, tensor<20x2x8x16xbf16>, tensor<20x2x8x16xbf16> -> tensor<3x2x1x16xbf16>
+  return %o : tensor<3x2x1x16xbf16>
+})"));
+  ASSERT_TRUE(paged) << paged.status().message();
+  std::mt19937_64 rng(4);
+  auto inputs = makeInputs(paged->func, {}, rng);
+  ASSERT_TRUE(inputs);
+  ASSERT_TRUE(setInputValues(
+      paged->func,
+      {"2:10,0,40", "3:0,1,2,3,4,5,6,7,8,9,10,11,12,13,99"}, *inputs));
+  std::vector<HostTensor> clean = *inputs;
+  Result<int64_t> poisoned = poisonUnreadKeys(paged->func, *inputs);
+  ASSERT_TRUE(poisoned) << poisoned.status().message();
+  // 160 slots, 50 read (8 + 2 + 40): 110 slots x 2 heads x 16.
+  EXPECT_EQ(*poisoned, 110 * 2 * 16);
+  auto slot = [&](int page, int row) {
+    return (*inputs)[1].data[((page * 2 + 1) * 8 + row) * 16];
+  };
+  EXPECT_FALSE(std::isnan(slot(1, 1)));
+  EXPECT_TRUE(std::isnan(slot(1, 2)));
+  EXPECT_TRUE(std::isnan(slot(14, 0)));
+  EXPECT_FALSE(std::isnan(slot(19, 7)));
+  auto expected = mlir::attn::reference::evaluate(paged->originalFunc, clean);
+  auto got = mlir::attn::reference::evaluate(paged->originalFunc, *inputs);
+  ASSERT_TRUE(mlir::succeeded(expected) && mlir::succeeded(got));
+  EXPECT_EQ((*got)[0].data, (*expected)[0].data);
+
+  // A ragged batch's keys 7..9 belong to no sequence.
+  Result<LoadedModule> ragged = loadModule(write("ragged.mlir", R"(
+func.func @f(%q: tensor<6x2x16xbf16>, %k: tensor<10x1x16xbf16>, %v: tensor<10x1x16xbf16>,
+             %cq: tensor<3xi32>, %ck: tensor<3xi32>) -> tensor<6x2x16xbf16> {
+  %o = attn.flash %q, %k, %v cu_seqlens_q(%cq : tensor<3xi32>) cu_seqlens_k(%ck : tensor<3xi32>)
+      {scale = 0.25 : f32}
+    : tensor<6x2x16xbf16>, tensor<10x1x16xbf16>, tensor<10x1x16xbf16> -> tensor<6x2x16xbf16>
+  return %o : tensor<6x2x16xbf16>
+})"));
+  ASSERT_TRUE(ragged) << ragged.status().message();
+  auto rows = makeInputs(ragged->func, {}, rng);
+  ASSERT_TRUE(rows);
+  ASSERT_TRUE(setInputValues(ragged->func, {"3:0,2,6", "4:0,3,7"}, *rows));
+  Result<int64_t> outside = poisonUnreadKeys(ragged->func, *rows);
+  ASSERT_TRUE(outside) << outside.status().message();
+  EXPECT_EQ(*outside, 2 * 3 * 16);
+  EXPECT_FALSE(std::isnan((*rows)[2].data[6 * 16 + 15]));
+  EXPECT_TRUE(std::isnan((*rows)[2].data[7 * 16]));
+}
+
+TEST_F(RunTest, PoisonedPaddingNeedsEveryReaderKnown) {
+  // The function also returns k: what reads it is not attention's rule.
+  Result<LoadedModule> loaded = loadModule(write("returned.mlir", R"(
+func.func @f(%q: tensor<1x1x4x16xbf16>, %k: tensor<1x1x8x16xbf16>, %v: tensor<1x1x8x16xbf16>,
+             %len: tensor<1xi32>) -> (tensor<1x1x4x16xbf16>, tensor<1x1x8x16xbf16>) {
+  %o = attn.flash %q, %k, %v lengths(%len : tensor<1xi32>) {scale = 0.25 : f32, mask = #attn.mask<key_padding>}
+    : tensor<1x1x4x16xbf16>, tensor<1x1x8x16xbf16>, tensor<1x1x8x16xbf16> -> tensor<1x1x4x16xbf16>
+  return %o, %k : tensor<1x1x4x16xbf16>, tensor<1x1x8x16xbf16>
+})"));
+  ASSERT_TRUE(loaded) << loaded.status().message();
+  std::mt19937_64 rng(2);
+  auto inputs = makeInputs(loaded->func, {}, rng);
+  ASSERT_TRUE(inputs);
+  Result<int64_t> poisoned = poisonUnreadKeys(loaded->func, *inputs);
+  ASSERT_FALSE(poisoned);
+  // Nor can it tell for the graph form (attn-run --unfused).
+  Result<LoadedModule> graph = loadModule(write("sdpa.mlir", kSdpa));
+  ASSERT_TRUE(graph);
+  auto graphInputs = makeInputs(graph->func, {}, rng);
+  ASSERT_TRUE(graphInputs);
+  Result<int64_t> unfused = poisonUnreadKeys(graph->func, *graphInputs);
+  ASSERT_FALSE(unfused);
+  EXPECT_NE(unfused.status().message().find("has no attn.flash"),
+            std::string::npos)
+      << unfused.status().message();
+  EXPECT_NE(poisoned.status().message().find(
+                "--poison-padding: argument 1 is read by func.return too"),
+            std::string::npos)
+      << poisoned.status().message();
+}
+
 TEST_F(RunTest, InputFilesMustMatchTheArguments) {
   Result<LoadedModule> loaded = loadModule(write("sdpa.mlir", kSdpa));
   ASSERT_TRUE(loaded);

@@ -78,6 +78,14 @@ cl::list<std::string> setInputOption(
              "e.g. the offsets of a ragged batch; the others random or "
              "from --inputs"),
     cl::cat(category));
+cl::opt<bool> poisonPaddingOption(
+    "poison-padding",
+    cl::desc("Set the k and v elements no sequence reads to NaN (keys past "
+             "each sequence's length, rows outside a ragged batch's "
+             "sequences, cache slots no block table entry reaches), as an "
+             "uninitialized cache may hold them; the reference ignores them, "
+             "so --check fails if a kernel lets them into its output"),
+    cl::cat(category));
 cl::opt<unsigned> itersOption("iters", cl::desc("Timed runs for --bench"),
                               cl::init(30), cl::cat(category));
 cl::opt<unsigned> warmupOption("warmup", cl::desc("Untimed runs first"),
@@ -395,6 +403,15 @@ int main(int argc, char **argv) {
                                              inputs);
         !s)
       return fail(s.message());
+    if (poisonPaddingOption) {
+      attn::Result<int64_t> poisoned =
+          attn::run::poisonUnreadKeys(loaded->func, inputs);
+      if (!poisoned)
+        return fail(poisoned.status().message());
+      std::printf("inputs: %lld elements of k and v that no sequence reads "
+                  "set to NaN\n",
+                  static_cast<long long>(*poisoned));
+    }
   }
 
   if (checkIROption) {

@@ -41,6 +41,20 @@ Status setInputValues(mlir::func::FuncOp func,
                       const std::vector<std::string> &specs,
                       std::vector<HostTensor> &inputs);
 
+/// Sets to NaN every element of k and v (arguments of the function's
+/// attn.flash ops) that no sequence reads: keys past a sequence's length
+/// (`lengths` with key_padding), rows of a ragged batch outside every
+/// sequence, and the slots of a paged cache past its sequences' lengths or
+/// in pages no table entry names (entries clamped to the cache, as the
+/// kernels read them). An uninitialized cache holds such values: a kernel
+/// that lets one into its output (0 * NaN) fails --check, whose reference
+/// never uses them (attn-run --poison-padding). Returns how many elements
+/// were set; an error names an operand that is not a function argument, an
+/// argument something other than attn.flash / attn.flash_bwd reads, or a
+/// function without attn.flash.
+Result<int64_t> poisonUnreadKeys(mlir::func::FuncOp func,
+                                 std::vector<HostTensor> &inputs);
+
 } // namespace attn::run
 
 #endif // ATTN_RUN_INPUTS_H

@@ -15,6 +15,9 @@
 // RUN: attn-run --check --variant=sm90 --block-m=128 --block-n=64 --num-warps=8 --stages=1 --splits=2 %s | FileCheck %s
 // RUN: attn-run --check --variant=sm80 --block-m=64 --block-n=64 --num-warps=4 --stages=2 %s | FileCheck %s
 // RUN: attn-run --check --variant=sm80 --block-m=64 --block-n=96 --num-warps=4 --stages=2 --splits=2 %s | FileCheck %s
+// With NaN in the keys no sequence reads (an uninitialized cache):
+// RUN: attn-run --check --poison-padding %s | FileCheck %s
+// RUN: attn-run --check --poison-padding --variant=sm80 %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 func.func @paged(%q: tensor<4x16x5x128xbf16>, %kc: tensor<300x4x16x128xbf16>, %vc: tensor<300x4x16x128xbf16>,
                  %len: tensor<4xi32>, %table: tensor<4x64xi32>) -> tensor<4x16x5x128xbf16> {

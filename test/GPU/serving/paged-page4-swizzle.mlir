@@ -9,6 +9,8 @@
 // RUN: attn-run --check --variant=sm90 --block-m=64 --block-n=64 --num-warps=4 --stages=2 --splits=2 %s | FileCheck %s
 // RUN: attn-run --check --variant=sm90 --block-m=64 --block-n=128 --num-warps=4 --stages=3 %s | FileCheck %s
 // RUN: attn-run --check --variant=sm80 --splits=1 %s | FileCheck %s
+// With NaN in the keys no sequence reads (an uninitialized cache):
+// RUN: attn-run --check --poison-padding %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 func.func @paged(%q: tensor<3x8x2x128xbf16>, %kc: tensor<900x2x4x128xbf16>, %vc: tensor<900x2x4x128xbf16>,
                  %len: tensor<3xi32>, %table: tensor<3x256xi32>) -> tensor<3x8x2x128xbf16> {

@@ -12,6 +12,10 @@
 // RUN: attn-run --check --splits=3 --variant=sm80 %s | FileCheck %s
 // RUN: attn-run --check --seed=2 %s | FileCheck %s
 // RUN: attn-run --check --seed=3 --splits=1 %s | FileCheck %s
+// With NaN in the keys no sequence reads (an uninitialized cache): keys
+// 1000-1299 past the last sequence.
+// RUN: attn-run --check --poison-padding --set-input=3:0,100,250,300,300,500,700,900 --set-input=4:0,100,250,400,400,700,900,1000 %s | FileCheck %s
+// RUN: attn-run --check --poison-padding --variant=sm80 --splits=3 --set-input=3:0,100,250,300,300,500,700,900 --set-input=4:0,100,250,400,400,700,900,1000 %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 // CHECK: check output 1 {{.*}} PASS
 func.func @varlen(%q: tensor<900x8x64xbf16>, %k: tensor<1300x2x64xbf16>, %v: tensor<1300x2x64xbf16>,
