@@ -889,7 +889,9 @@ private:
           double p = empty || z.at(i, j) == kNegInf ? 0.0
                                                      : std::exp(z.at(i, j) - lse[i]);
           l.p.at(i, j) = p;
-          l.dz.at(i, j) = p * (dp.at(i, j) - delta);
+          // A dropped entry has no gradient, whatever dP is there (NaN
+          // where v holds NaN past a sequence's keys).
+          l.dz.at(i, j) = p == 0.0 ? 0.0 : p * (dp.at(i, j) - delta);
           l.ds.at(i, j) = p == 0.0 ? 0.0 : l.dz.at(i, j) * slope.at(i, j);
         }
       }

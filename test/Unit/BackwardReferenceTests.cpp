@@ -25,6 +25,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 #include <sstream>
 
@@ -40,6 +41,8 @@ struct Attention {
   bool causal = false, bottomRight = false, transposeK = false;
   int64_t windowLeft = -1, windowRight = -1;
   std::vector<int64_t> lengths;   ///< key_padding when not empty
+  /// NaN in k and v past each batch entry's length (an uninitialized cache).
+  bool nanPastLengths = false;
   bool keep = false;
   std::vector<int64_t> biasShape; ///< bias when not empty
   /// An f32 tensor the score_mod reads (%cap) when not empty.
@@ -167,6 +170,19 @@ protected:
         lengths.data[b] = double(a.lengths[b]);
       inputs.push_back(lengths);
     }
+    if (a.nanPastLengths) {
+      // k and v [B, Hkv, Skv, D] (k not transposed).
+      for (int t = 1; t <= 2; ++t) {
+        HostTensor &x = inputs[t];
+        const int64_t dim = x.shape[3];
+        for (int64_t b = 0; b < a.batch; ++b)
+          for (int64_t h = 0; h < a.headsKV; ++h)
+            for (int64_t j = a.lengths[b]; j < a.seqKV; ++j)
+              for (int64_t d = 0; d < dim; ++d)
+                x.data[((b * a.headsKV + h) * a.seqKV + j) * dim + d] =
+                    std::numeric_limits<double>::quiet_NaN();
+      }
+    }
     if (a.keep) {
       HostTensor keep({a.batch, a.headsQ, a.seqQ, a.seqKV});
       std::bernoulli_distribution kept(0.7);
@@ -275,6 +291,22 @@ TEST_F(BackwardReferenceTest, ZeroLengthBatchHasZeroGradients) {
   for (const HostTensor &g : gradients)
     for (int64_t i = 0; i < g.numElements() / a.batch; ++i)
       EXPECT_EQ(g.data[i], 0.0);
+}
+
+TEST_F(BackwardReferenceTest, NaNPastTheLengthsLeavesEveryGradientANumber) {
+  // What an uninitialized cache holds past the keys: the gradients, the
+  // bias's too, stay numbers (a masked entry's zero weight times NaN is not
+  // taken), and the padded keys' dk and dv are zero.
+  a.lengths = {4, 7};
+  a.nanPastLengths = true;
+  a.biasShape = {a.batch, a.headsQ, a.seqQ, a.seqKV};
+  checkGradients();
+  const HostTensor &dk = gradients[1], &dv = gradients[2];
+  for (int64_t h = 0; h < a.headsKV; ++h)
+    for (int64_t j = 4; j < a.seqKV; ++j) {
+      EXPECT_EQ(dk.data[(h * a.seqKV + j) * a.headDimQK], 0.0) << h << " " << j;
+      EXPECT_EQ(dv.data[(h * a.seqKV + j) * a.headDimV], 0.0) << h << " " << j;
+    }
 }
 
 TEST_F(BackwardReferenceTest, KeepMask) {
