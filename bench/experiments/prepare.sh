@@ -30,6 +30,7 @@ mkdir -p build-base/bin build-base/lib
 cp "$base/build/bin/attn-run" build-base/bin/
 strip build-base/bin/attn-run
 cp -P "$base"/build/lib/libattn_c.so* build-base/lib/
+strip --strip-unneeded build-base/lib/libattn_c.so.[0-9]*
 
 for step in "${steps[@]}"; do
   patch=$(ls bench/experiments/step"$step"-*.patch 2> /dev/null | head -n 1)
@@ -40,4 +41,5 @@ done
 ATTN_BUILD_DIR="$root/build" ./scripts/build.sh | tail -n 1
 library=$(cd build/lib && ls -v libattn_c.so.[0-9]* | tail -n 1)
 echo "carry: build-base build/bin/attn-run build/lib/$library build/lib/libattn_c.so" \
-     "(strip build/bin/attn-run first if the 64 MiB limit needs it)"
+     "($(du -scm build-base build/bin/attn-run build/lib/"$library" | tail -n 1 | cut -f1) MiB;" \
+     "the limit is 64: strip build's files if need be)"
