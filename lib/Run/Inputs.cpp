@@ -294,13 +294,15 @@ Result<int64_t> poisonUnreadKeys(mlir::func::FuncOp func,
   if (rowsOf.empty())
     return fail("the function has no attn.flash (the graph ops of the "
                 "unfused path read k and v in ways this cannot tell)");
+  for (auto &entryRows : rowsOf)
+    for (mlir::Operation *user :
+         entry.getArgument(entryRows.first).getUsers())
+      if (!mlir::isa<mlir::attn::FlashOp, mlir::attn::FlashBwdOp>(user))
+        return fail("argument " + std::to_string(entryRows.first) +
+                    " is read by " + user->getName().getStringRef().str() +
+                    " too, whose reads it cannot tell");
   int64_t poisoned = 0;
   for (auto &[index, rows] : rowsOf) {
-    for (mlir::Operation *user : entry.getArgument(index).getUsers())
-      if (!mlir::isa<mlir::attn::FlashOp, mlir::attn::FlashBwdOp>(user))
-        return fail("argument " + std::to_string(index) + " is read by " +
-                    user->getName().getStringRef().str() +
-                    " too, whose reads it cannot tell");
     HostTensor &t = inputs[index];
     const std::vector<int64_t> &shape = t.shape;
     const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -308,46 +310,30 @@ Result<int64_t> poisonUnreadKeys(mlir::func::FuncOp func,
       t.data[element] = nan;
       ++poisoned;
     };
-    switch (rows.form) {
-    case KeyRows::Form::Dense: {
-      // [B, H, S, D], or k as [B, H, D, S].
-      const int64_t heads = shape[1];
-      const int64_t seq = rows.transposed ? shape[3] : shape[2];
-      const int64_t dim = rows.transposed ? shape[2] : shape[3];
-      for (int64_t b = 0; b < shape[0]; ++b)
-        for (int64_t h = 0; h < heads; ++h)
-          for (int64_t j = 0; j < seq; ++j) {
-            if (rows.read[b * seq + j])
-              continue;
-            for (int64_t d = 0; d < dim; ++d)
-              poison(rows.transposed ? ((b * heads + h) * dim + d) * seq + j
-                                     : ((b * heads + h) * seq + j) * dim + d);
-          }
-      break;
-    }
-    case KeyRows::Form::Ragged: {
+    if (rows.form == KeyRows::Form::Ragged) {
       // [T, H, D].
       const int64_t width = shape[1] * shape[2];
       for (int64_t token = 0; token < shape[0]; ++token)
         if (!rows.read[token])
           for (int64_t i = 0; i < width; ++i)
             poison(token * width + i);
-      break;
+      continue;
     }
-    case KeyRows::Form::Paged: {
-      // [pages, H, page size, D].
-      const int64_t heads = shape[1], pageSize = shape[2], dim = shape[3];
-      for (int64_t page = 0; page < shape[0]; ++page)
-        for (int64_t h = 0; h < heads; ++h)
-          for (int64_t r = 0; r < pageSize; ++r) {
-            if (rows.read[page * pageSize + r])
-              continue;
-            for (int64_t d = 0; d < dim; ++d)
-              poison(((page * heads + h) * pageSize + r) * dim + d);
-          }
-      break;
-    }
-    }
+    // [B, H, S, D] (a transposed k [B, H, D, S]), or a paged cache's
+    // [pages, H, page size, D]: rows of sequences or of pages alike.
+    const int64_t heads = shape[1];
+    const int64_t rowCount = rows.transposed ? shape[3] : shape[2];
+    const int64_t dim = rows.transposed ? shape[2] : shape[3];
+    for (int64_t group = 0; group < shape[0]; ++group)
+      for (int64_t h = 0; h < heads; ++h)
+        for (int64_t r = 0; r < rowCount; ++r) {
+          if (rows.read[group * rowCount + r])
+            continue;
+          for (int64_t d = 0; d < dim; ++d)
+            poison(rows.transposed
+                       ? ((group * heads + h) * dim + d) * rowCount + r
+                       : ((group * heads + h) * rowCount + r) * dim + d);
+        }
   }
   return poisoned;
 }

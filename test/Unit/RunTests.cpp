@@ -36,6 +36,17 @@ func.func @sdpa(%q: tensor<2x2x8x16xbf16>, %k: tensor<2x2x8x16xbf16>, %v: tensor
 }
 )";
 
+/// A paged cache of 20 pages of 8 keys, its 3 sequences of up to 5 pages
+/// each; one cache as both k and v.
+const char *kPagedCache = R"(
+func.func @f(%q: tensor<3x2x1x16xbf16>, %kc: tensor<20x2x8x16xbf16>, %len: tensor<3xi32>, %t: tensor<3x5xi32>)
+    -> tensor<3x2x1x16xbf16> {
+  %o = attn.flash %q, %kc, %kc lengths(%len : tensor<3xi32>) block_table(%t : tensor<3x5xi32>)
+      {scale = 1.0 : f32, mask = #attn.mask<key_padding>}
+    : tensor<3x2x1x16xbf16>, tensor<20x2x8x16xbf16>, tensor<20x2x8x16xbf16> -> tensor<3x2x1x16xbf16>
+  return %o : tensor<3x2x1x16xbf16>
+})";
+
 class RunTest : public ::testing::Test {
 protected:
   std::string write(const std::string &name, const std::string &text) {
@@ -137,14 +148,7 @@ func.func @f(%q: tensor<100x2x16xbf16>, %k: tensor<37x2x16xbf16>,
 }
 
 TEST_F(RunTest, BlockTablesDealDistinctPagesAndLengthsFitTheCache) {
-  Result<LoadedModule> loaded = loadModule(write("paged.mlir", R"(
-func.func @f(%q: tensor<3x2x1x16xbf16>, %kc: tensor<20x2x8x16xbf16>, %len: tensor<3xi32>, %t: tensor<3x5xi32>)
-    -> tensor<3x2x1x16xbf16> {
-  %o = attn.flash %q, %kc, %kc lengths(%len : tensor<3xi32>) block_table(%t : tensor<3x5xi32>)
-      {scale = 1.0 : f32, mask = #attn.mask<key_padding>}
-    : tensor<3x2x1x16xbf16>, tensor<20x2x8x16xbf16>, tensor<20x2x8x16xbf16> -> tensor<3x2x1x16xbf16>
-  return %o : tensor<3x2x1x16xbf16>
-})"));
+  Result<LoadedModule> loaded = loadModule(write("paged.mlir", kPagedCache));
   ASSERT_TRUE(loaded) << loaded.status().message();
   std::mt19937_64 rng(9);
   auto inputs = makeInputs(loaded->func, {}, rng);
@@ -240,14 +244,7 @@ TEST_F(RunTest, PoisonedPaddingOfPagedAndRaggedCaches) {
   // One cache as k and v: sequence 0 reads page 0 and 2 rows of page 1,
   // sequence 1 nothing, sequence 2 five whole pages, the last entry (99)
   // clamped to page 19.
-  Result<LoadedModule> paged = loadModule(write("paged.mlir", R"(
-func.func @f(%q: tensor<3x2x1x16xbf16>, %kc: tensor<20x2x8x16xbf16>, %len: tensor<3xi32>, %t: tensor<3x5xi32>)
-    -> tensor<3x2x1x16xbf16> {
-  %o = attn.flash %q, %kc, %kc lengths(%len : tensor<3xi32>) block_table(%t : tensor<3x5xi32>)
-      {scale = 1.0 : f32, mask = #attn.mask<key_padding>}
-    : tensor<3x2x1x16xbf16>, tensor<20x2x8x16xbf16>, tensor<20x2x8x16xbf16> -> tensor<3x2x1x16xbf16>
-  return %o : tensor<3x2x1x16xbf16>
-})"));
+  Result<LoadedModule> paged = loadModule(write("paged.mlir", kPagedCache));
   ASSERT_TRUE(paged) << paged.status().message();
   std::mt19937_64 rng(4);
   auto inputs = makeInputs(paged->func, {}, rng);
