@@ -6,6 +6,8 @@
 // With NaN in the keys no sequence reads (an uninitialized cache):
 // RUN: attn-run --check --poison-padding --variant=sm90 %s | FileCheck %s
 // RUN: attn-run --check --poison-padding --variant=sm80 %s | FileCheck %s
+// RUN: attn-run --check --poison-padding %s | FileCheck %s
+// RUN: attn-run --check --poison-padding --variant=sm90ws --block-m=192 --block-n=128 --num-warps=16 --stages=2 %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 func.func @key_padding(%q: tensor<2x4x300x64xbf16>, %k: tensor<2x4x1000x64xbf16>, %v: tensor<2x4x1000x64xbf16>, %len: tensor<2xi32>) -> tensor<2x4x300x64xbf16> {
   %s = attn.matmul %q, %k {transpose_rhs} : tensor<2x4x300x64xbf16>, tensor<2x4x1000x64xbf16> -> tensor<2x4x300x1000xf32>

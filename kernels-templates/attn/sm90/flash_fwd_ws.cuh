@@ -360,6 +360,37 @@ template <class C> struct FlashForwardWS {
     }
   }
 
+  /// With key padding, the work tile's last key tile (its first step's,
+  /// and the first update's V) may hold rows at or past the sequence's
+  /// length, which TMA read from the cache (it fills only rows past the
+  /// tensor): a masked key's weight is 0, but 0 * NaN is NaN where the cache
+  /// holds NaN there (an uninitialized cache). Consumer 0 zeroes those V rows
+  /// once the tile landed, while its S_0 runs: it issues every update before
+  /// the other consumers (waitTurn), and its own first one comes next step.
+  /// (K's rows need nothing: their scores are replaced by -inf.)
+  /// (Rows past seq_kv are TMA's zeros already: nothing to do where the
+  /// sequence's keys reach seq_kv.)
+  static __device__ __forceinline__ void
+  clearValuesPastKeys(const Layout &smem, const Ring &vRing, int lastTile,
+                      int kvEnd, int seqKV) {
+    const int keys = kvEnd - lastTile * kBlockN; // uniform
+    if (keys >= kBlockN || kvEnd >= seqKV)
+      return;
+    barrierWait(smem.vFull(vRing.stage()), vRing.phase());
+    const u32 base = smem.v + vRing.stage() * kBytesV;
+    const int rows = kBlockN - max(keys, 0);
+    for (int i = threadIdx.x % 128; i < kBlocksV * rows * 8; i += 128) {
+      const int block = i / (rows * 8), j = i % (rows * 8);
+      storeShared4(base + block * (kBlockN * 128) +
+                       (kBlockN - rows + j / 8) * 128 + (j % 8) * 16,
+                   0, 0, 0, 0);
+    }
+    // wgmma reads them through the async proxy; the other consumers, after
+    // this one's turn.
+    fenceProxyAsyncShared();
+    namedBarrierSync(kOutputBarrier, 128);
+  }
+
   static __device__ void consume(const FlashParams &p, const TmaMaps &maps,
                                  const Layout &smem, int w) {
     const bool leader = threadIdx.x % 128 == 0; // releases buffers
@@ -479,6 +510,8 @@ template <class C> struct FlashForwardWS {
         waitTurn(w);
         issueScores(s);
         passTurn(w);
+        if (C::kKeyPadding && w == 0)
+          clearValuesPastKeys(smem, vRing, t.end - 1, mask.kvEnd, p.seq_kv);
         wgmmaWait<0>();
         fenceAccumulators(s[0]);
         releaseK();

@@ -14,6 +14,8 @@
 // With NaN in the keys no sequence reads (an uninitialized cache):
 // RUN: attn-run --check --poison-padding --variant=sm90 %s | FileCheck %s
 // RUN: attn-run --check --poison-padding --variant=sm80 --splits=6 %s | FileCheck %s
+// RUN: attn-run --check --poison-padding --variant=sm90ws %s | FileCheck %s
+// RUN: attn-run --check --poison-padding --variant=sm90ws --layout=bshd %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 func.func @decode4(%q: tensor<8x16x4x128xbf16>, %k: tensor<8x4x1500x128xbf16>, %v: tensor<8x4x1500x128xbf16>,
                    %len: tensor<8xi32>) -> tensor<8x16x4x128xbf16> {

@@ -10,6 +10,9 @@
 // RUN: attn-run --check --variant=sm90ws %s | FileCheck %s
 // RUN: attn-run --check --variant=sm90ws --block-m=192 --block-n=96 --num-warps=16 --stages=2 --splits=3 %s | FileCheck %s
 // RUN: attn-run --check --variant=sm90ws --block-m=128 --block-n=64 --num-warps=12 --stages=3 --layout=bshd %s | FileCheck %s
+// With NaN in the keys no sequence reads (an uninitialized cache):
+// RUN: attn-run --check --poison-padding --variant=sm90ws %s | FileCheck %s
+// RUN: attn-run --check --poison-padding --variant=sm90ws --block-m=192 --block-n=96 --num-warps=16 --stages=2 --splits=3 %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 // CHECK: check output 1 {{.*}} PASS
 func.func @draft16(%q: tensor<4x64x16x64xf16>, %k: tensor<4x8x3000x64xf16>, %v: tensor<4x8x3000x64xf16>,
