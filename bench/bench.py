@@ -98,7 +98,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--rounds", type=int, default=3,
-                    help="interleaved rounds of --iters calls per backend on each prefill row")
+                    help="interleaved rounds of --iters calls per backend on each prefill and decode row")
     ap.add_argument("--quick", action="store_true", help="fewer shapes (S 1024, 4096, 16384)")
     ap.add_argument("--no-flex", action="store_true")
     ap.add_argument("--peers", default="flash,cudnn,efficient,math",
@@ -127,7 +127,7 @@ def main():
         if args.varlen:
             serving.run_varlen(args, bench)
         if args.decode or args.paged:
-            serving.run(args, bench)
+            serving.run(args, bench_interleaved)
         return
     if args.backward:
         import bench_backward

@@ -11,10 +11,15 @@ random permutation of the pages. The SDPA backends run the same q, k, v
 without a mask (memory-bound either way; torch has no bottom-right causal
 decode mask): flash with GQA, cudnn and efficient on K/V expanded to the
 query heads where that fits in memory (the bytes counted are the cache's,
-what a kernel that reads K/V once reads). Writes bench-decode.json to
---out.
+what a kernel that reads K/V once reads). A row's backends take turns for
+--rounds rounds of --iters calls, in an order that rotates every round
+(bench.py's bench_interleaved): timed one after another, each row's first
+backend ran cool and the later ones after seconds of the others' work,
+which cost attn's q >= 2 rows 10 points of HBM (bench/NOTES.md session
+20). Writes bench-decode.json to --out.
 """
 
+import contextlib
 import json
 import os
 import time
@@ -60,7 +65,7 @@ def replayed(fn, name):
         return fn
 
 
-def run(args, bench):
+def run(args, interleaved):
     dev = torch.device("cuda")
     props = torch.cuda.get_device_properties(0)
     print(f"device {props.name}, {props.multi_processor_count} SMs, torch {torch.__version__}", flush=True)
@@ -86,36 +91,47 @@ def run(args, bench):
             q = torch.randn(b, sq, hq, d, device=dev, dtype=torch.bfloat16)
             row = dict(kind="decode", b=b, hq=hq, hkv=hkv, d=d, sq=sq, L=length, gbps={}, ms={})
 
-            def time_it(name, fn):
+            backends = {}
+
+            def add(name, fn, context=contextlib.nullcontext):
+                # First calls (compiles) and the capture run under the
+                # backend's context, as do the timed calls.
                 try:
-                    fn()
-                    if args.graphs:
-                        fn = replayed(fn, name)
-                    ms = bench(fn, args.iters)
-                    row["ms"][name] = ms
-                    row["gbps"][name] = cache_bytes / ms / 1e6
+                    with context():
+                        fn()
+                        if args.graphs:
+                            fn = replayed(fn, name)
+                    backends[name] = (fn, context)
                 except Exception as ex:  # noqa: BLE001
                     print(f"  {name} failed: {type(ex).__name__}: {str(ex)[:160]}")
 
-            time_it("attn", lambda: attn.with_kvcache(q, k_cache, v_cache, lengths, causal=True))
+            add("attn", lambda: attn.with_kvcache(q, k_cache, v_cache, lengths, causal=True))
+            paged_caches = []
             for page in pages:
                 # The same bytes as pages, visited in a random order.
                 k_pages = k_cache.view(-1, page, hkv, d)
                 v_pages = v_cache.view(-1, page, hkv, d)
                 table = torch.randperm(k_pages.shape[0], device=dev).int().view(b, -1)
-                time_it(f"paged{page}", lambda: attn.with_kvcache(q, k_pages, v_pages, lengths, block_table=table,
-                                                                  causal=True))
+                paged_caches.append((k_pages, v_pages, table))
+                add(f"paged{page}", lambda kp=k_pages, vp=v_pages, t=table: attn.with_kvcache(
+                    q, kp, vp, lengths, block_table=t, causal=True))
             qt, kt, vt = q.transpose(1, 2), k_cache.transpose(1, 2), v_cache.transpose(1, 2)
-            with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
-                time_it("flash", lambda: F.scaled_dot_product_attention(qt, kt, vt, enable_gqa=True))
+            add("flash", lambda: F.scaled_dot_product_attention(qt, kt, vt, enable_gqa=True),
+                lambda: sdpa_kernel([SDPBackend.FLASH_ATTENTION]))
+            expanded = None
             if cache_bytes * hq // hkv < 0.3 * free:
-                ke = kt.repeat_interleave(hq // hkv, dim=1)
-                ve = vt.repeat_interleave(hq // hkv, dim=1)
+                expanded = (kt.repeat_interleave(hq // hkv, dim=1), vt.repeat_interleave(hq // hkv, dim=1))
                 for name, backend in (("cudnn", SDPBackend.CUDNN_ATTENTION),
                                       ("efficient", SDPBackend.EFFICIENT_ATTENTION)):
-                    with sdpa_kernel([backend]):
-                        time_it(name, lambda: F.scaled_dot_product_attention(qt, ke, ve))
-                del ke, ve
+                    add(name, lambda ke=expanded[0], ve=expanded[1]: F.scaled_dot_product_attention(qt, ke, ve),
+                        lambda backend=backend: sdpa_kernel([backend]))
+            medians, failed = interleaved(backends, args.iters, args.rounds)
+            for name, ex in failed.items():
+                print(f"  {name} failed: {type(ex).__name__}: {str(ex)[:160]}")
+            for name, ms in medians.items():
+                row["ms"][name] = ms
+                row["gbps"][name] = cache_bytes / ms / 1e6
+            del backends, expanded, paged_caches
             rows.append(row)
             cells = "".join(f"{row['gbps'][n]:8.0f} ({100 * row['gbps'][n] / HBM_GBS:3.0f}%)" if n in row["gbps"]
                             else f"{'-':>14s}" for n in names)
@@ -124,7 +140,8 @@ def run(args, bench):
         torch.cuda.empty_cache()
     os.makedirs(args.out, exist_ok=True)
     meta = dict(device=props.name, torch=torch.__version__, date=time.strftime("%Y-%m-%d"), hbm_gbs=HBM_GBS,
-                timing="cuda-graph replays" if args.graphs else "direct calls")
+                timing="cuda-graph replays" if args.graphs else "direct calls",
+                rounds=args.rounds, order="rotating every round")
     with open(os.path.join(args.out, "bench-decode.json"), "w") as fh:
         json.dump(dict(meta=meta, rows=rows), fh, indent=1)
 
