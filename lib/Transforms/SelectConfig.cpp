@@ -401,6 +401,17 @@ struct AttnSelectConfigPass
       return op.emitOpError() << "no tile configuration fits " << arch.name
                               << " for head dims " << shape.operands.headDimQK
                               << "/" << shape.operands.headDimV;
+    // A forced variant none of whose tiles fits, and no tiles given: say
+    // so, not what the default tiles lack.
+    if (!bestVariant && !variant.empty() && !blockM && !blockN && !numWarps &&
+        !stages && !op.getConfig())
+      return op.emitOpError()
+             << "variant " << variant << " has no tile configuration that fits "
+             << arch.name << " for head dims " << shape.operands.headDimQK
+             << "/" << shape.operands.headDimV
+             << " with these operands (registers or shared memory); give its "
+                "tiles (block-m, block-n, num-warps, stages) or another "
+                "variant";
     // The chosen variant (or the override's) and its tiles, then each tile
     // option given on the command line.
     StringRef chosenVariant = bestVariant ? StringRef(bestVariant->name.data(),
