@@ -40,6 +40,28 @@ const char *mlir::attn::detail::boolText(bool value) {
   return value ? "true" : "false";
 }
 
+void mlir::attn::detail::printSharedConfig(const ::attn::KernelSpec &spec,
+                                           raw_ostream &os) {
+  os << "  using Element = " << templateElement(spec.element) << ";\n"
+     << "  using BiasElement = " << templateElement(spec.biasElement) << ";\n"
+     << "  static constexpr int kHeadDimQK = " << spec.headDimQK << ";\n"
+     << "  static constexpr int kHeadDimV = " << spec.headDimV << ";\n"
+     << "  static constexpr int kBlockM = " << spec.blockM << ";\n"
+     << "  static constexpr int kBlockN = " << spec.blockN << ";\n"
+     << "  static constexpr int kNumWarps = " << spec.numWarps << ";\n"
+     << "  static constexpr int kStages = " << spec.stages << ";\n"
+     << "  static constexpr bool kCausal = " << boolText(spec.causal) << ";\n"
+     << "  static constexpr bool kBottomRight = " << boolText(spec.bottomRight)
+     << ";\n"
+     << "  static constexpr bool kWindow = " << boolText(spec.window) << ";\n"
+     << "  static constexpr bool kKeyPadding = " << boolText(spec.keyPadding)
+     << ";\n"
+     << "  static constexpr bool kKeep = " << boolText(spec.keep) << ";\n"
+     << "  static constexpr bool kBias = " << boolText(spec.bias) << ";\n"
+     << "  static constexpr bool kScoreMod = " << boolText(spec.scoreMod)
+     << ";\n";
+}
+
 namespace {
 
 /// The readable part of the kernel name: attn_fwd_bf16_hd128_causal_...
@@ -196,24 +218,12 @@ FailureOr<::attn::KernelSpec> mlir::attn::emitFlashKernel(FlashOp op) {
      << spec.sharedBytes << " bytes of shared memory\n"
      << "#include \"" << variant->header << "\"\n\n"
      << "namespace {\n"
-     << "struct Config {\n"
-     << "  using Element = " << templateElement(spec.element) << ";\n"
-     << "  using BiasElement = " << templateElement(spec.biasElement) << ";\n"
-     << "  static constexpr int kHeadDimQK = " << spec.headDimQK << ";\n"
-     << "  static constexpr int kHeadDimV = " << spec.headDimV << ";\n"
-     << "  static constexpr int kBlockM = " << spec.blockM << ";\n"
-     << "  static constexpr int kBlockN = " << spec.blockN << ";\n"
-     << "  static constexpr int kNumWarps = " << spec.numWarps << ";\n"
-     << "  static constexpr int kStages = " << spec.stages << ";\n"
-     << "  static constexpr bool kTransposeK = " << boolText(spec.transposeK) << ";\n"
-     << "  static constexpr bool kCausal = " << boolText(spec.causal) << ";\n"
-     << "  static constexpr bool kBottomRight = " << boolText(spec.bottomRight) << ";\n"
-     << "  static constexpr bool kWindow = " << boolText(spec.window) << ";\n"
-     << "  static constexpr bool kKeyPadding = " << boolText(spec.keyPadding) << ";\n"
-     << "  static constexpr bool kKeep = " << boolText(spec.keep) << ";\n"
-     << "  static constexpr bool kBias = " << boolText(spec.bias) << ";\n"
-     << "  static constexpr bool kScoreMod = " << boolText(spec.scoreMod) << ";\n"
-     << "  static constexpr bool kWriteLse = " << boolText(spec.writesLse) << ";\n"
+     << "struct Config {\n";
+  printSharedConfig(spec, os);
+  os << "  static constexpr bool kTransposeK = " << boolText(spec.transposeK)
+     << ";\n"
+     << "  static constexpr bool kWriteLse = " << boolText(spec.writesLse)
+     << ";\n"
      << "  static constexpr bool kVarlen = " << boolText(spec.varlen) << ";\n"
      << "  static constexpr bool kSinks = " << boolText(spec.sinks) << ";\n"
      << "  static constexpr bool kPaged = " << boolText(spec.paged) << ";\n"

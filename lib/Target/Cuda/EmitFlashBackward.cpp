@@ -132,23 +132,10 @@ mlir::attn::emitFlashBackwardKernel(FlashBwdOp op) {
      << spec.backwardDqThreads << ", " << spec.backwardDqSharedBytes << ")\n"
      << "#include \"" << variant->header << "\"\n\n"
      << "namespace {\n"
-     << "struct Config {\n"
-     << "  using Element = " << templateElement(spec.element) << ";\n"
-     << "  using BiasElement = " << templateElement(spec.biasElement) << ";\n"
-     << "  static constexpr int kHeadDimQK = " << spec.headDimQK << ";\n"
-     << "  static constexpr int kHeadDimV = " << spec.headDimV << ";\n"
-     << "  static constexpr int kBlockM = " << spec.blockM << ";\n"
-     << "  static constexpr int kBlockN = " << spec.blockN << ";\n"
-     << "  static constexpr int kNumWarps = " << spec.numWarps << ";\n"
-     << "  static constexpr int kStages = " << spec.stages << ";\n"
-     << "  static constexpr bool kCausal = " << boolText(spec.causal) << ";\n"
-     << "  static constexpr bool kBottomRight = " << boolText(spec.bottomRight) << ";\n"
-     << "  static constexpr bool kWindow = " << boolText(spec.window) << ";\n"
-     << "  static constexpr bool kKeyPadding = " << boolText(spec.keyPadding) << ";\n"
-     << "  static constexpr bool kKeep = " << boolText(spec.keep) << ";\n"
-     << "  static constexpr bool kBias = " << boolText(spec.bias) << ";\n"
-     << "  static constexpr bool kBiasGrad = " << boolText(spec.biasGrad) << ";\n"
-     << "  static constexpr bool kScoreMod = " << boolText(spec.scoreMod) << ";\n"
+     << "struct Config {\n";
+  printSharedConfig(spec, os);
+  os << "  static constexpr bool kBiasGrad = " << boolText(spec.biasGrad)
+     << ";\n"
      // The mask policy's serving layouts, which the backward does not take.
      << "  static constexpr bool kVarlen = false;\n"
      << "  static constexpr bool kPaged = false;\n"

@@ -41,6 +41,11 @@ const char *templateElement(::attn::ElementType type);
 
 const char *boolText(bool value);
 
+/// Prints the Config members that the forward's and the backward's kernels
+/// both take from `spec`: element types, head dims, tiles, and the mask
+/// items and score_mod flag that the mask policy (mask.cuh) reads.
+void printSharedConfig(const ::attn::KernelSpec &spec, raw_ostream &os);
+
 } // namespace mlir::attn::detail
 
 #endif // ATTN_LIB_TARGET_CUDA_EMITHELPERS_H

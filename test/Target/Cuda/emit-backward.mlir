@@ -23,8 +23,8 @@
 // CHECK: using BiasElement = float;
 // CHECK: static constexpr bool kCausal = true;
 // CHECK: static constexpr bool kBias = true;
-// CHECK-NEXT: static constexpr bool kBiasGrad = true;
 // CHECK-NEXT: static constexpr bool kScoreMod = true;
+// CHECK-NEXT: static constexpr bool kBiasGrad = true;
 // CHECK-NEXT: static constexpr bool kVarlen = false;
 // CHECK-NEXT: static constexpr bool kPaged = false;
 // CHECK-NEXT: static constexpr int kPackGroup = 1;

@@ -6,13 +6,13 @@
 // CHECK: using Element = attn::F16;
 // CHECK: using BiasElement = attn::BF16;
 // CHECK: static constexpr int kHeadDimV = 32;
-// CHECK: static constexpr bool kTransposeK = true;
 // CHECK: static constexpr bool kCausal = true;
 // CHECK: static constexpr bool kBottomRight = true;
 // CHECK: static constexpr bool kWindow = true;
 // CHECK: static constexpr bool kKeyPadding = true;
 // CHECK: static constexpr bool kKeep = true;
 // CHECK: static constexpr bool kBias = true;
+// CHECK: static constexpr bool kTransposeK = true;
 // CHECK: static constexpr bool kWriteLse = true;
 // CHECK: // -----
 // CHECK: attn_fwd_bf16_hd64_window_sm80_64x64w4s2

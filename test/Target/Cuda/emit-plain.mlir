@@ -11,9 +11,9 @@
 // CHECK: static constexpr int kBlockN = 64;
 // CHECK: static constexpr int kNumWarps = 4;
 // CHECK: static constexpr int kStages = 2;
-// CHECK: static constexpr bool kTransposeK = false;
 // CHECK: static constexpr bool kCausal = false;
 // CHECK: static constexpr bool kScoreMod = false;
+// CHECK: static constexpr bool kTransposeK = false;
 // CHECK: return score;
 // CHECK: using Kernel = attn::sm80::FlashForward<Config>;
 // CHECK: static_assert(Kernel::kSharedBytes == 104448
