@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Device call 1 of the session that measures steps 60 and 61 (after
+# `bench/experiments/prepare.sh 60 61` here): a deadlock check, then the GPU
+# cases of both patches against the float64 reference. ~7 minutes.
+#   carry: build-base build/bin/attn-run build/lib/libattn_c.so.N build/lib/libattn_c.so
+set -u
+cd "$(dirname "$0")/../../.."
+export ATTN_CACHE_DIR=/tmp/attn-cache ATTN_GPU_TEST_TIMEOUT=90
+nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader
+G=test/GPU
+echo "=== smoke (sm90ws; step 60 changed the producer, step 61 the softmax)"
+hung=0
+for t in hd128-bf16 hd64-bf16 causal persistent-many-tiles persistent-three-consumers; do
+  timeout 60 build/bin/attn-run --check --variant=sm90ws $G/$t.mlir > $OUT/smoke-$t.log 2>&1; s=$?
+  echo "smoke $t: exit $s $(grep -E '^check output' $OUT/smoke-$t.log | tr '\n' ' ')"
+  [[ $s -eq 124 ]] && hung=1
+done
+timeout 60 build/bin/attn-run --check --variant=sm90ws $G/serving/paged-hd128-page16.mlir > $OUT/smoke-paged.log 2>&1
+s=$?; echo "smoke paged-hd128-page16: exit $s $(grep -E '^check output' $OUT/smoke-paged.log | tr '\n' ' ')"
+[[ $s -eq 124 ]] && hung=1
+[[ $hung -eq 1 ]] && { echo HUNG; exit 1; }
+
+echo "=== step 61: one exponential in 2 on the FMA pipes (harsher than any default), every sm90ws feature"
+CASES61="$G/hd64-bf16.mlir $G/hd64-f16.mlir $G/hd128-bf16.mlir $G/hd256-bf16.mlir $G/causal.mlir
+  $G/window.mlir $G/window-causal.mlir $G/window-two-sided.mlir $G/alibi.mlir $G/bias.mlir $G/keep.mlir
+  $G/key-padding.mlir $G/lse.mlir $G/softcap.mlir $G/seq1.mlir $G/seq7.mlir $G/persistent-three-consumers.mlir
+  $G/persistent-q-buffers.mlir $G/persistent-dynamic.mlir $G/causal-bottom-right-fully-masked.mlir
+  $G/decode-gqa-padded.mlir $G/everything.mlir $G/score-mod/captures.mlir $G/serving/packed-decode-masks.mlir
+  $G/serving/sinks-causal.mlir $G/serving/batch-invariant.mlir"
+ATTN_EXP2_POLY_EVERY=2 timeout 300 scripts/gpu-tests.sh build $CASES61 > $OUT/gpu-tests-poly2.log 2>&1
+grep -Ev '^PASS' $OUT/gpu-tests-poly2.log | tail -n 20
+echo "poly2 passes: $(grep -c '^PASS' $OUT/gpu-tests-poly2.log) fails: $(grep -c '^FAIL' $OUT/gpu-tests-poly2.log)"
+echo "--- hd64 errors: none (0), the default (6), 2"
+for n in 0 6; do
+  for t in hd64-bf16 hd64-f16 causal; do
+    echo "N=$n $t: $(ATTN_EXP2_POLY_EVERY=$n timeout 60 build/bin/attn-run --check --variant=sm90ws $G/$t.mlir 2>&1 | grep -E '^check output' | tr '\n' ' ')"
+  done
+done
+grep -E "hd64-bf16|hd64-f16|^PASS  causal " $OUT/gpu-tests-poly2.log | head -n 6
+
+echo "=== step 60: the paged cases (their RUN lines force sm90ws too)"
+timeout 240 scripts/gpu-tests.sh build $G/serving/paged-*.mlir $G/serving/batch-invariant-paged.mlir \
+  > $OUT/gpu-tests-paged.log 2>&1
+grep -Ev '^PASS' $OUT/gpu-tests-paged.log | tail -n 20
+echo "paged passes: $(grep -c '^PASS' $OUT/gpu-tests-paged.log) fails: $(grep -c '^FAIL' $OUT/gpu-tests-paged.log)"
