@@ -40,6 +40,27 @@ const char *mlir::attn::detail::boolText(bool value) {
   return value ? "true" : "false";
 }
 
+LogicalResult mlir::attn::detail::setMask(Operation *op, MaskAttr mask,
+                                          Value bias,
+                                          ::attn::KernelSpec &spec) {
+  spec.causal = mask.getCausal();
+  spec.bottomRight = mask.getBottomRight();
+  spec.window = mask.hasWindow();
+  spec.windowLeft = mask.getWindowLeft();
+  spec.windowRight = mask.getWindowRight();
+  spec.keyPadding = mask.getKeyPadding();
+  spec.keep = mask.getKeep();
+  spec.bias = mask.getBias();
+  if (!spec.bias)
+    return success();
+  FailureOr<::attn::ElementType> biasElement = elementTypeOf(
+      op, cast<RankedTensorType>(bias.getType()).getElementType());
+  if (failed(biasElement))
+    return failure();
+  spec.biasElement = *biasElement;
+  return success();
+}
+
 void mlir::attn::detail::printSharedConfig(const ::attn::KernelSpec &spec,
                                            raw_ostream &os) {
   os << "  using Element = " << templateElement(spec.element) << ";\n"
@@ -139,12 +160,7 @@ FailureOr<::attn::KernelSpec> mlir::attn::emitFlashKernel(FlashOp op) {
   RankedTensorType q = op.getQ().getType();
 
   ::attn::KernelSpec spec;
-  spec.variant = config.getVariant().str();
-  spec.blockM = config.getBlockM();
-  spec.blockN = config.getBlockN();
-  spec.numWarps = config.getNumWarps();
-  spec.stages = config.getStages();
-  spec.threads = spec.numWarps * 32;
+  setTiles(spec, config);
   FailureOr<::attn::ElementType> element = elementTypeOf(op, q.getElementType());
   if (failed(element))
     return failure();
@@ -163,21 +179,8 @@ FailureOr<::attn::KernelSpec> mlir::attn::emitFlashKernel(FlashOp op) {
                             << " are not supported (multiples of 8 up to "
                             << kMaxHeadDim << ")";
   spec.transposeK = op.getTransposeK();
-  spec.causal = mask.getCausal();
-  spec.bottomRight = mask.getBottomRight();
-  spec.window = mask.hasWindow();
-  spec.windowLeft = mask.getWindowLeft();
-  spec.windowRight = mask.getWindowRight();
-  spec.keyPadding = mask.getKeyPadding();
-  spec.keep = mask.getKeep();
-  spec.bias = mask.getBias();
-  if (spec.bias) {
-    FailureOr<::attn::ElementType> biasElement = elementTypeOf(
-        op, cast<RankedTensorType>(op.getBias().getType()).getElementType());
-    if (failed(biasElement))
-      return failure();
-    spec.biasElement = *biasElement;
-  }
+  if (failed(setMask(op, mask, op.getBias(), spec)))
+    return failure();
   spec.scoreMod = op.hasScoreMod();
   spec.scoreModCaptures = static_cast<int>(op.getCaptures().size());
   spec.writesLse = static_cast<bool>(op.getLse());

@@ -61,12 +61,7 @@ mlir::attn::emitFlashBackwardKernel(FlashBwdOp op) {
 
   ::attn::KernelSpec spec;
   spec.kind = ::attn::KernelKind::FlashBackward;
-  spec.variant = config.getVariant().str();
-  spec.blockM = config.getBlockM();
-  spec.blockN = config.getBlockN();
-  spec.numWarps = config.getNumWarps();
-  spec.stages = config.getStages();
-  spec.threads = spec.numWarps * 32;
+  setTiles(spec, config);
   FailureOr<::attn::ElementType> element = elementTypeOf(op, q.getElementType());
   if (failed(element))
     return failure();
@@ -86,22 +81,9 @@ mlir::attn::emitFlashBackwardKernel(FlashBwdOp op) {
                            spec.stages};
   ::attn::OperandShape shape{spec.headDimQK, spec.headDimV, spec.transposeK,
                              false, false};
-  spec.causal = mask.getCausal();
-  spec.bottomRight = mask.getBottomRight();
-  spec.window = mask.hasWindow();
-  spec.windowLeft = mask.getWindowLeft();
-  spec.windowRight = mask.getWindowRight();
-  spec.keyPadding = mask.getKeyPadding();
-  spec.keep = mask.getKeep();
-  spec.bias = mask.getBias();
+  if (failed(setMask(op, mask, op.getBias(), spec)))
+    return failure();
   spec.biasGrad = op.hasBiasGrad();
-  if (spec.bias) {
-    FailureOr<::attn::ElementType> biasElement = elementTypeOf(
-        op, cast<RankedTensorType>(op.getBias().getType()).getElementType());
-    if (failed(biasElement))
-      return failure();
-    spec.biasElement = *biasElement;
-  }
   spec.scoreMod = op.hasScoreMod();
   spec.scoreModCaptures = static_cast<int>(op.getCaptures().size());
   spec.writesLse = false;

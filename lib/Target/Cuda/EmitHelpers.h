@@ -9,6 +9,7 @@
 #ifndef ATTN_LIB_TARGET_CUDA_EMITHELPERS_H
 #define ATTN_LIB_TARGET_CUDA_EMITHELPERS_H
 
+#include "attn/Dialect/Attn/IR/AttnAttrs.h"
 #include "attn/Runtime/KernelSpec.h"
 
 #include "mlir/IR/Operation.h"
@@ -40,6 +41,23 @@ FailureOr<::attn::ElementType> elementTypeOf(Operation *op, Type type);
 const char *templateElement(::attn::ElementType type);
 
 const char *boolText(bool value);
+
+/// The variant, tiles and threads of an #attn.config or
+/// #attn.backward_config.
+template <class ConfigAttrT>
+void setTiles(::attn::KernelSpec &spec, ConfigAttrT config) {
+  spec.variant = config.getVariant().str();
+  spec.blockM = config.getBlockM();
+  spec.blockN = config.getBlockN();
+  spec.numWarps = config.getNumWarps();
+  spec.stages = config.getStages();
+  spec.threads = spec.numWarps * 32;
+}
+
+/// The mask items of `mask` and, with a bias operand, its element type (an
+/// error on `op` where the kernels cannot read it).
+LogicalResult setMask(Operation *op, MaskAttr mask, Value bias,
+                      ::attn::KernelSpec &spec);
 
 /// Prints the Config members that the forward's and the backward's kernels
 /// both take from `spec`: element types, head dims, tiles, and the mask
