@@ -6,14 +6,14 @@
 # Then, on the device, bench/ab.sh build-base build ... times a change,
 # scripts/gpu-tests.sh build runs the GPU cases the patches add, and
 # ATTN_NO_PDL=1 switches step 57 off within the patched build.
-#   bench/experiments/prepare.sh [60 61]
+#   bench/experiments/prepare.sh [60 61 62]
 # Prints what the device run must carry. Leaves the patches applied: `git
 # checkout -- . && git clean -fd kernels-templates test` undoes them.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 steps=("$@")
-[[ ${#steps[@]} -gt 0 ]] || steps=(60 61)
+[[ ${#steps[@]} -gt 0 ]] || steps=(60 61 62)
 if ! git diff --quiet HEAD -- kernels-templates lib include test python; then
   echo "prepare: the working tree has changes; commit or stash them first" >&2
   exit 2

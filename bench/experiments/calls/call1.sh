@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Device call 1 of the session that measures steps 60 and 61 (after
-# `bench/experiments/prepare.sh 60 61` here): a deadlock check, then the GPU
-# cases of both patches against the float64 reference. ~7 minutes.
+# Device call 1 of the session that measures steps 60, 61 and 62 (after
+# `bench/experiments/prepare.sh` here, which applies the three): a deadlock
+# check, then the patches' GPU cases against the float64 reference (62's
+# rescale threshold is on by default in every sm90ws kernel). ~7 minutes.
 #   carry: build-base build/bin/attn-run build/lib/libattn_c.so.N build/lib/libattn_c.so
 set -u
 cd "$(dirname "$0")/../../.."
 export ATTN_CACHE_DIR=/tmp/attn-cache ATTN_GPU_TEST_TIMEOUT=90
 nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader
 G=test/GPU
-echo "=== smoke (sm90ws; step 60 changed the producer, step 61 the softmax)"
+echo "=== smoke (sm90ws; step 60 changed the producer, 61 and 62 the softmax)"
 hung=0
 for t in hd128-bf16 hd64-bf16 causal persistent-many-tiles persistent-three-consumers; do
   timeout 60 build/bin/attn-run --check --variant=sm90ws $G/$t.mlir > $OUT/smoke-$t.log 2>&1; s=$?
@@ -30,10 +31,10 @@ CASES61="$G/hd64-bf16.mlir $G/hd64-f16.mlir $G/hd128-bf16.mlir $G/hd256-bf16.mli
 ATTN_EXP2_POLY_EVERY=2 timeout 300 scripts/gpu-tests.sh build $CASES61 > $OUT/gpu-tests-poly2.log 2>&1
 grep -Ev '^PASS' $OUT/gpu-tests-poly2.log | tail -n 20
 echo "poly2 passes: $(grep -c '^PASS' $OUT/gpu-tests-poly2.log) fails: $(grep -c '^FAIL' $OUT/gpu-tests-poly2.log)"
-echo "--- hd64 errors: none (0), the default (6), 2"
-for n in 0 6; do
+echo "--- hd64 errors: both off, 61 alone (N=6), 62 alone (threshold 8), both (the defaults)"
+for vars in "ATTN_EXP2_POLY_EVERY=0 ATTN_RESCALE_THRESHOLD=0" "ATTN_RESCALE_THRESHOLD=0" "ATTN_EXP2_POLY_EVERY=0" ""; do
   for t in hd64-bf16 hd64-f16 causal; do
-    echo "N=$n $t: $(ATTN_EXP2_POLY_EVERY=$n timeout 60 build/bin/attn-run --check --variant=sm90ws $G/$t.mlir 2>&1 | grep -E '^check output' | tr '\n' ' ')"
+    echo "[$vars] $t: $(env $vars timeout 60 build/bin/attn-run --check --variant=sm90ws $G/$t.mlir 2>&1 | grep -E '^check output' | tr '\n' ' ')"
   done
 done
 grep -E "hd64-bf16|hd64-f16|^PASS  causal " $OUT/gpu-tests-poly2.log | head -n 6

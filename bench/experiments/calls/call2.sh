@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device call 2: sanitizers on steps 60 and 61, the Python serving tests.
+# Device call 2: sanitizers on steps 60-62, the Python serving tests.
 # ~6 minutes.
 set -u
 cd "$(dirname "$0")/../../.."
