@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Device call 1 of the session that measures steps 60, 61 and 62 (after
 # `bench/experiments/prepare.sh` here, which applies the three): a deadlock
-# check, then the patches' GPU cases against the float64 reference (62's
-# rescale threshold is on by default in every sm90ws kernel). ~7 minutes.
+# check, then 61 and 62's GPU cases against the float64 reference (62's
+# rescale threshold is on by default in every sm90ws kernel; call2 has
+# 60's). ~7 minutes.
 #   carry: build-base build/bin/attn-run build/lib/libattn_c.so.N build/lib/libattn_c.so
 set -u
 cd "$(dirname "$0")/../../.."
@@ -28,7 +29,7 @@ CASES61="$G/hd64-bf16.mlir $G/hd64-f16.mlir $G/hd128-bf16.mlir $G/hd256-bf16.mli
   $G/persistent-q-buffers.mlir $G/persistent-dynamic.mlir $G/causal-bottom-right-fully-masked.mlir
   $G/decode-gqa-padded.mlir $G/everything.mlir $G/score-mod/captures.mlir $G/serving/packed-decode-masks.mlir
   $G/serving/sinks-causal.mlir $G/serving/batch-invariant.mlir"
-ATTN_EXP2_POLY_EVERY=2 timeout 300 scripts/gpu-tests.sh build $CASES61 > $OUT/gpu-tests-poly2.log 2>&1
+ATTN_EXP2_POLY_EVERY=2 timeout 240 scripts/gpu-tests.sh build $CASES61 > $OUT/gpu-tests-poly2.log 2>&1
 grep -Ev '^PASS' $OUT/gpu-tests-poly2.log | tail -n 20
 echo "poly2 passes: $(grep -c '^PASS' $OUT/gpu-tests-poly2.log) fails: $(grep -c '^FAIL' $OUT/gpu-tests-poly2.log)"
 echo "--- hd64 errors: both off, 61 alone (N=6), 62 alone (threshold 8), both (the defaults)"
@@ -39,8 +40,12 @@ for vars in "ATTN_EXP2_POLY_EVERY=0 ATTN_RESCALE_THRESHOLD=0" "ATTN_RESCALE_THRE
 done
 grep -E "hd64-bf16|hd64-f16|^PASS  causal " $OUT/gpu-tests-poly2.log | head -n 6
 
-echo "=== step 60: the paged cases (their RUN lines force sm90ws too)"
-timeout 240 scripts/gpu-tests.sh build $G/serving/paged-*.mlir $G/serving/batch-invariant-paged.mlir \
-  > $OUT/gpu-tests-paged.log 2>&1
-grep -Ev '^PASS' $OUT/gpu-tests-paged.log | tail -n 20
-echo "paged passes: $(grep -c '^PASS' $OUT/gpu-tests-paged.log) fails: $(grep -c '^FAIL' $OUT/gpu-tests-paged.log)"
+echo "=== step 62: moves of the base against a non-zero O, mixed in a warp"
+echo "main: $(timeout 60 build-base/bin/attn-run --check --variant=sm90ws $G/score-mod/rising-max.mlir 2>&1 | grep -E '^check output' | tr '\n' ' ')"
+timeout 120 scripts/gpu-tests.sh build $G/score-mod/rising-max.mlir 2>&1 | tee $OUT/gpu-tests-rising.log
+# Threshold 1: the base moves often, and rows of one warp disagree.
+ATTN_RESCALE_THRESHOLD=1 timeout 150 scripts/gpu-tests.sh build $G/hd64-bf16.mlir $G/hd128-bf16.mlir \
+  $G/causal.mlir $G/lse.mlir $G/softcap.mlir $G/split-kv.mlir $G/serving/sinks-causal.mlir \
+  $G/persistent-three-consumers.mlir > $OUT/gpu-tests-threshold1.log 2>&1
+grep -Ev '^PASS' $OUT/gpu-tests-threshold1.log | tail -n 10
+echo "threshold1 passes: $(grep -c '^PASS' $OUT/gpu-tests-threshold1.log) fails: $(grep -c '^FAIL' $OUT/gpu-tests-threshold1.log)"
