@@ -89,6 +89,16 @@ def bench_interleaved(backends, iters, rounds, warm=5):
     return medians, failed
 
 
+def record_timings(row, medians, failed, metric, per_ms):
+    """Prints each backend that failed, and stores each median in row["ms"]
+    and per_ms / ms in row[metric] (TFLOP/s or GB/s of the row's work)."""
+    for name, ex in failed.items():
+        print(f"  {name} failed: {type(ex).__name__}: {str(ex)[:200]}")
+    for name, ms in medians.items():
+        row["ms"][name] = ms
+        row[metric][name] = per_ms / ms
+
+
 def flops(b, h, sq, skv, d, causal):
     f = 4.0 * b * h * sq * skv * d
     return f / 2 if causal else f
@@ -127,13 +137,13 @@ def main():
         if args.varlen:
             serving.run_varlen(args, bench)
         if args.decode or args.paged:
-            serving.run(args, bench_interleaved)
+            serving.run(args, bench_interleaved, record_timings)
         return
     if args.backward:
         import bench_backward
         if args.peers == ap.get_default("peers"):
             args.peers = "flash,cudnn"
-        return bench_backward.run(args, bench_interleaved, flops)
+        return bench_backward.run(args, bench_interleaved, record_timings, flops)
     dev = torch.device("cuda")
     props = torch.cuda.get_device_properties(0)
     print(f"device {props.name}, {props.multi_processor_count} SMs, torch {torch.__version__}, "
@@ -197,11 +207,7 @@ def main():
                     ms["math"] = bench(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal), 10)
             except Exception as ex:  # noqa: BLE001
                 failed["math"] = ex
-        for name, ex in failed.items():
-            print(f"  {name} failed: {type(ex).__name__}: {str(ex)[:300]}")
-        for name, t in ms.items():
-            row["ms"][name] = t
-            row["tflops"][name] = f / t / 1e9
+        record_timings(row, ms, failed, "tflops", f / 1e9)
         if "flash" in ms and "attn" in ms:
             with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
                 ref = F.scaled_dot_product_attention(q, k, v, is_causal=causal).float()

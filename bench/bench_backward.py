@@ -38,9 +38,10 @@ def rel(a, b):
     return ((a.float() - b.float()).norm() / b.float().norm()).item()
 
 
-def run(args, bench_interleaved, forward_flops):
-    """bench_interleaved(backends, iters, rounds) and forward_flops(b, h,
-    sq, skv, d, causal) are bench.py's."""
+def run(args, bench_interleaved, record, forward_flops):
+    """bench_interleaved(backends, iters, rounds), record(row, medians,
+    failed, metric, per_ms) and forward_flops(b, h, sq, skv, d, causal) are
+    bench.py's."""
     dev = torch.device("cuda")
     props = torch.cuda.get_device_properties(0)
     print(f"backward: device {props.name}, {props.multi_processor_count} SMs, torch {torch.__version__}, "
@@ -89,11 +90,7 @@ def run(args, bench_interleaved, forward_flops):
         add("attn", lambda: attn.sdpa(q, k, v, is_causal=causal, deterministic=False))
         add("attn-det", lambda: attn.sdpa(q, k, v, is_causal=causal, deterministic=True))
         ms, failed = bench_interleaved(backends, args.iters, args.rounds)
-        for name, ex in failed.items():
-            print(f"  {name} failed: {type(ex).__name__}: {str(ex)[:200]}")
-        for name, t in ms.items():
-            row["ms"][name] = t
-            row["tflops"][name] = flops / t / 1e9
+        record(row, ms, failed, "tflops", flops / 1e9)
         backends = None
         reference = grads.get("flash") or grads.get("cudnn")
         if reference is not None and "attn" in grads:

@@ -65,7 +65,9 @@ def replayed(fn, name):
         return fn
 
 
-def run(args, interleaved):
+def run(args, interleaved, record):
+    """The decode table; interleaved and record are bench.py's
+    bench_interleaved and record_timings."""
     dev = torch.device("cuda")
     props = torch.cuda.get_device_properties(0)
     print(f"device {props.name}, {props.multi_processor_count} SMs, torch {torch.__version__}", flush=True)
@@ -126,11 +128,7 @@ def run(args, interleaved):
                     add(name, lambda ke=expanded[0], ve=expanded[1]: F.scaled_dot_product_attention(qt, ke, ve),
                         lambda backend=backend: sdpa_kernel([backend]))
             medians, failed = interleaved(backends, args.iters, args.rounds)
-            for name, ex in failed.items():
-                print(f"  {name} failed: {type(ex).__name__}: {str(ex)[:160]}")
-            for name, ms in medians.items():
-                row["ms"][name] = ms
-                row["gbps"][name] = cache_bytes / ms / 1e6
+            record(row, medians, failed, "gbps", cache_bytes / 1e6)
             del backends, expanded, paged_caches
             rows.append(row)
             cells = "".join(f"{row['gbps'][n]:8.0f} ({100 * row['gbps'][n] / HBM_GBS:3.0f}%)" if n in row["gbps"]
