@@ -2,18 +2,18 @@
 # Readies the prepared kernel changes for one device session (run here, where
 # LLVM is): build-base/ gets main's attn-run and C library, built from a
 # clean checkout of HEAD, and the working tree gets the patches applied in
-# order (default: every step's, in README.md's order), built into build/.
+# order (the steps named), built into build/.
 # Then, on the device, bench/ab.sh build-base build ... times a change,
 # scripts/gpu-tests.sh build runs the GPU cases the patches add, and
 # ATTN_NO_PDL=1 switches step 57 off within the patched build.
-#   bench/experiments/prepare.sh [60 61 62]
+#   bench/experiments/prepare.sh 55 57
 # Prints what the device run must carry. Leaves the patches applied: `git
 # checkout -- . && git clean -fd kernels-templates test` undoes them.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 steps=("$@")
-[[ ${#steps[@]} -gt 0 ]] || steps=(60 61 62)
+[[ ${#steps[@]} -gt 0 ]] || { echo "usage: prepare.sh STEP..." >&2; exit 2; }
 if ! git diff --quiet HEAD -- kernels-templates lib include test python; then
   echo "prepare: the working tree has changes; commit or stash them first" >&2
   exit 2

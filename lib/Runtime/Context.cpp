@@ -743,10 +743,6 @@ Status Kernel::validate(const FlashArgs &a) const {
     return invalid("'block_table' is set but kernel " + spec_.name +
                    " was compiled for contiguous K/V");
   }
-  if (const KernelVariant *variant = findKernelVariant(spec_.variant);
-      spec_.paged && variant && variant->persistent)
-    return invalid("kernel " + spec_.name + " reads a paged cache, which the " +
-                   spec_.variant + " variant does not");
   if (spec_.sinks != (a.sinks != nullptr))
     return invalid(spec_.sinks ? "the kernel has attention sinks but 'sinks' "
                                  "is null"
@@ -848,6 +844,17 @@ std::array<TmaView, 3> tmaViews(const KernelSpec &spec, const FlashParams &p) {
                 {64, uint32_t(group), uint32_t(spec.blockM / group), 1, 1},
                 {"head", "row", "head group", "batch"}};
   }
+  if (spec.paged) {
+    // Pages as the batch of page_size rows, read in boxes of a page (or of
+    // a key tile, for pages that hold whole tiles): the kernel picks each
+    // box's page from the block table.
+    const int boxRows = std::min(p.page_size, spec.blockN);
+    return {q,
+            tmaRowsView("k", p.k, spec.headDimQK, p.page_size, p.heads_kv,
+                        p.num_pages, p.k_strides, boxRows),
+            tmaRowsView("v", p.v, spec.headDimV, p.page_size, p.heads_kv,
+                        p.num_pages, p.v_strides, boxRows)};
+  }
   return {q,
           tmaRowsView("k", p.k, spec.headDimQK, p.seq_kv, p.heads_kv, p.batch,
                       p.k_strides, spec.blockN),
@@ -855,9 +862,35 @@ std::array<TmaView, 3> tmaViews(const KernelSpec &spec, const FlashParams &p) {
                       p.v_strides, spec.blockN)};
 }
 
+/// Why the TMA kernel cannot read `p`'s paged cache in boxes of a page, or
+/// "": a box lands at a whole 8-row swizzle pattern (1024 bytes), the boxes
+/// of a key tile of `blockN` keys are whole pages (or the tile a part of
+/// one), pages are a power of two keys (the loaders shift, having no
+/// registers to divide) and the table's entries have 32-bit offsets.
+std::string pageBoxRejection(const FlashParams &p, int blockN) {
+  const int size = p.page_size;
+  if (size < 8 || (size & (size - 1)) != 0 ||
+      (blockN % size != 0 && size % blockN != 0))
+    return "pages of " + std::to_string(size) +
+           " keys (TMA reads a paged cache in boxes of a page that tile the "
+           "key tile of " +
+           std::to_string(blockN) +
+           ": pages of a power of two keys, at least 8, that divide it or "
+           "that it divides)";
+  if (static_cast<i64>(p.batch) * p.table_stride > 0x7fffffffLL)
+    return "a block table of " +
+           std::to_string(static_cast<i64>(p.batch) * p.table_stride) +
+           " entries (TMA's loaders index at most 2^31 - 1)";
+  return "";
+}
+
 } // namespace
 
 std::string Kernel::tmaRejection(const FlashParams &p) const {
+  if (spec_.paged)
+    if (std::string why = pageBoxRejection(p, spec_.blockN);
+        !why.empty())
+      return why;
   for (const TmaView &t : tmaViews(spec_, p))
     if (std::string why = detail::tmaRejection(t); !why.empty())
       return why;

@@ -180,14 +180,17 @@ std::string sm90wsTiles(const TileConfig &t) {
 /// TMA boxes of 64 columns zero-fill the head dim's last block, and the
 /// products step through it 16 columns at a time. Its TMA boxes and
 /// persistent schedule address whole sequences of a dense batch; ragged
-/// sequences start at any token.
+/// sequences start at any token. (A paged cache is read a box per page;
+/// page sizes that cannot tile the key tile run the cp.async kernel, which
+/// the launch says: Kernel::tmaRejection.)
 std::string sm90wsOperands(const OperandShape &s) {
   if (s.varlen)
     return "a dense batch (ragged sequences at cu_seqlens offsets would need "
            "TMA boxes cut at each sequence's bounds)";
-  if (s.paged)
-    return "contiguous K/V (a paged cache's pages would need a TMA box per "
-           "page)";
+  if (s.paged && s.pageSize > 0 &&
+      (s.pageSize < 8 || (s.pageSize & (s.pageSize - 1)) != 0))
+    return "pages of a power of two keys from 8 (a TMA box per page), got " +
+           str(s.pageSize);
   if (s.transposeK)
     return "an untransposed k (K^T tiles would need MN-major wgmma "
            "operands)";
@@ -226,15 +229,19 @@ int64_t sm90wsShared(const TileConfig &t, const OperandShape &s) {
 /// element-wise work in 8 fewer (hd64 192x128: no spill), but one with it
 /// needs 8 more (hd64 192x96 with a window and a bias, estimated at 160,
 /// spilled 136 bytes).
+/// A paged cache's two consumers give its loaders 8 registers each
+/// (232 of sm90wsRegisterLimit's 240), counted here as 8 more.
 int64_t sm90wsRegisters(const TileConfig &t, const OperandShape &s) {
   const bool threeConsumers = wsConsumers(t) == 3;
   return 3 * t.blockN / 4 + s.headDimV / 2 + (threeConsumers ? 32 : 40) +
-         (s.maskOperands ? 56 : s.elementwise ? (threeConsumers ? 32 : 24) : 0);
+         (s.maskOperands ? 56 : s.elementwise ? (threeConsumers ? 32 : 24) : 0) +
+         (s.paged && !threeConsumers ? 8 : 0);
 }
 
 /// After setmaxnreg (flash_fwd_ws.cuh): the producer keeps 24 (32 with three
-/// consumers) of the block's registers per thread, the consumers share the
-/// rest; a single consumer needs no reallocation.
+/// consumers, 40 with two reading a paged cache) of the block's registers
+/// per thread, the consumers share the rest; a single consumer needs no
+/// reallocation.
 int64_t sm90wsRegisterLimit(const TileConfig &t) {
   switch (wsConsumers(t)) {
   case 1:
@@ -249,10 +256,13 @@ int64_t sm90wsRegisterLimit(const TileConfig &t) {
 std::vector<TileConfig> sm90wsCandidates(const OperandShape &s) {
   std::vector<TileConfig> out;
   // Two consumers of 64 rows, or three (their registers limit blockN);
-  // wgmma takes any N that is a multiple of 16.
+  // wgmma takes any N that is a multiple of 16. A paged cache's pages (a
+  // power of two keys) tile key tiles of a power of two (a TMA box per
+  // page), so only those.
   for (int64_t consumers : {2, 3})
     for (int64_t n = 64; n <= 256; n += 16)
-      out.push_back({64 * consumers, n, 4 * (consumers + 1), 2});
+      if (!s.paged || (n & (n - 1)) == 0)
+        out.push_back({64 * consumers, n, 4 * (consumers + 1), 2});
   return out;
 }
 

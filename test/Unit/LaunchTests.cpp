@@ -727,6 +727,79 @@ TEST_F(FakeDriverLaunch, PackedDecodeRowsLoadQAsABoxOfTokensByHeads) {
   EXPECT_TRUE(named);
 }
 
+TEST_F(FakeDriverLaunch, PagedCachesLoadABoxPerPageOrRunTheCpAsyncKernel) {
+  // A paged cache of 64 pages of `page` keys, 2 K/V heads, head dim 128
+  // (BHSD views: page, head, row): the persistent kernel's k and v maps
+  // are the pages as a batch of `page` rows, read in boxes of a page (of a
+  // key tile where a page holds several); page sizes whose boxes cannot
+  // tile a key tile of 128 run the cp.async kernel, and the remark says why.
+  auto paged = buildFakeFlashKernel("fake_ws_paged", [](KernelSpec &spec) {
+    persistentTiles(spec);
+    spec.blockN = 128;
+    spec.paged = true;
+    spec.keyPadding = true;
+  });
+  ASSERT_NE(paged, nullptr);
+  paged->setCpAsyncFallback("fake_paged_cpasync", [] {
+    return Result<std::shared_ptr<Kernel>>(
+        buildFakeFlashKernel("fake_paged_cpasync", [](KernelSpec &spec) {
+          spec.paged = true;
+          spec.keyPadding = true;
+        }));
+  });
+  state.stack.push_back(primary(0));
+  std::vector<std::string> messages;
+  logged = &messages;
+  setLogHandler(collectLog, nullptr);
+  auto launchWithPages = [&](int page) {
+    FlashArgs args = decodeArgs(0);
+    args.seqKV = 1024 / page * page;
+    int64_t cacheShape[4] = {64, 2, page, 128};
+    args.k = TensorArg::contiguous(args.k.data, cacheShape);
+    args.v = TensorArg::contiguous(args.v.data, cacheShape);
+    args.blockTable = reinterpret_cast<const int *>(deviceMemory(0, 1 << 29));
+    args.blockTableStride = 1024 / page;
+    args.pageSize = page;
+    args.numPages = 64;
+    args.lengths =
+        reinterpret_cast<const int *>(deviceMemory(0, (1 << 29) + 4096));
+    args.splits = 1;
+    state.tensorMaps.clear();
+    return paged->launch(args);
+  };
+  for (int page : {16, 128, 256}) {
+    Status s = launchWithPages(page);
+    ASSERT_TRUE(s.isOk()) << s.toString();
+    EXPECT_EQ(state.functionNames[state.launches.back().function],
+              "fake_ws_paged")
+        << page;
+    ASSERT_EQ(state.tensorMaps.size(), 4u); // q, k, v and the output
+    for (int i : {1, 2}) {
+      const FakeState::TensorMapEncode &kv = state.tensorMaps[i];
+      EXPECT_EQ(kv.dims, (std::vector<uint64_t>{128, uint64_t(page), 2, 64}));
+      EXPECT_EQ(kv.strideBytes,
+                (std::vector<uint64_t>{256, uint64_t(page) * 256,
+                                       2 * uint64_t(page) * 256}));
+      EXPECT_EQ(kv.box,
+                (std::vector<uint32_t>{64, uint32_t(std::min(page, 128)), 1, 1}));
+    }
+  }
+  EXPECT_EQ(paged->cpAsyncFallback(), nullptr);
+  for (int page : {4, 24}) {
+    Status s = launchWithPages(page);
+    ASSERT_TRUE(s.isOk()) << s.toString();
+    EXPECT_EQ(state.functionNames[state.launches.back().function],
+              "fake_paged_cpasync")
+        << page;
+  }
+  setLogHandler(nullptr, nullptr);
+  bool named = false;
+  for (const std::string &m : messages)
+    named |= m.find("pages of 4 keys (TMA reads a paged cache in boxes of a "
+                    "page") != std::string::npos;
+  EXPECT_TRUE(named) << ::testing::PrintToString(messages);
+}
+
 TEST_F(FakeDriverLaunch, TheLongKeysKernelSharesTheCpAsyncKernel) {
   TmaWithFallback f("fake_tma_short");
   auto longKeys = buildFakeFlashKernel("fake_tma_long", [](KernelSpec &spec) {

@@ -54,6 +54,8 @@ struct OperandShape {
   bool varlen = false;
   /// Paged K/V caches: keys found through a block table.
   bool paged = false;
+  /// Keys per page where the cache's type says (0: dynamic).
+  int64_t pageSize = 0;
 };
 
 struct KernelVariant {

@@ -29,6 +29,9 @@
 // its rows are token-major (token, query head) pairs (mask.cuh); Q is one
 // 5-d box of kBlockM / G tokens by the G heads, which lands in that order.
 //
+// Paged caches (C::kPaged): K and V tiles are boxes of a page each, the
+// loading warps' lanes reading the block table in parallel (produce).
+//
 // The configuration C is the cp.async kernel's (see flash_fwd.cuh), with
 // kNumWarps = 4 * (kConsumers + 1) and kBlockM = 64 * kConsumers.
 #pragma once
@@ -95,9 +98,12 @@ template <class C> struct FlashForwardWS {
   // (65536 / kThreads each, rounded down to 8), or setmaxnreg.inc would
   // wait forever; one consumer needs no reallocation (KernelVariants.cpp's
   // register limits follow these).
-  static constexpr int kProducerRegisters = kConsumers == 2 ? 24 : 32;
+  // A paged cache's loaders (loadPagedBox) need more than 24: two
+  // consumers give up 8 each.
+  static constexpr int kProducerRegisters =
+      kConsumers == 2 ? (C::kPaged ? 40 : 24) : 32;
   static constexpr int kConsumerRegisters =
-      kConsumers == 1 ? 255 : kConsumers == 2 ? 240 : 160;
+      kConsumers == 1 ? 255 : kConsumers == 2 ? (C::kPaged ? 232 : 240) : 160;
 
   static_assert(kConsumers >= 1 && kConsumers <= 3, "1 to 3 consumer warpgroups");
   static_assert(kBlockM == 64 * kConsumers, "each consumer owns 64 rows");
@@ -246,26 +252,80 @@ template <class C> struct FlashForwardWS {
     slots.advance();
   }
 
+  /// Lane `lane`'s page of key tile n of a paged cache: its table entry,
+  /// clamped to the cache as the cp.async kernels clamp it (lanes past the
+  /// tile's boxes: 0, unused). Keys past seq_kv (a last tile longer than the
+  /// table's pages) read the sequence's last page again: finite, masked,
+  /// and zeroed in V where a length cuts the tile (clearValuesPastKeys).
+  /// Pages are a power of two keys (Kernel::tmaRejection): shifts, not
+  /// divisions, and 32-bit table offsets (the host checks that they fit).
+  static __device__ __forceinline__ int pageEntry(const FlashParams &p,
+                                                  const Tile &t, int n,
+                                                  int lane) {
+    const int shift = __ffs(p.page_size) - 1;
+    const int boxRows = p.page_size < kBlockN ? p.page_size : kBlockN;
+    if (lane * boxRows >= kBlockN)
+      return 0;
+    const int key = n * kBlockN + lane * boxRows;
+    const int index = min(key >> shift, (p.seq_kv >> shift) - 1);
+    return min(max(p.block_table[t.b * static_cast<int>(p.table_stride) + index],
+                   0),
+               p.num_pages - 1);
+  }
+  /// Lane `lane`'s box of key tile n: the rows of its page (`entry`), or
+  /// the tile's rows of a page that holds several tiles.
+  template <int kBlocks>
+  static __device__ __forceinline__ void
+  loadPagedBox(const FlashParams &p, const TensorMap *map, u32 full, u32 dst,
+               const Tile &t, int n, int lane, int entry) {
+    const int boxRows = p.page_size < kBlockN ? p.page_size : kBlockN;
+    if (lane * boxRows >= kBlockN)
+      return;
+    const int key = n * kBlockN + lane * boxRows;
+#pragma unroll 1
+    for (int j = 0; j < kBlocks; ++j)
+      tmaLoad4d(dst + j * kBlockN * 128 + lane * boxRows * 128, map, full,
+                64 * j, key & (p.page_size - 1), t.hk, entry);
+  }
+
   /// The loading threads (one per warp, so that each holds only its own
   /// ring in the producer's few registers): Q and K (kLoadsV false), or V.
   /// Key tiles run from the last to the first (diagonal tiles first), the
   /// consumers' order.
+  /// A paged cache (kPaged): the whole loading warp runs the loop, lane 0
+  /// as the single thread does, and lane i also loads the key tile's i-th
+  /// box, one page's rows (or, for pages larger than the tile, the tile's
+  /// rows of its page): the table entries are read in parallel, one round
+  /// trip per tile. The host picked boxes of min(page size, kBlockN) rows
+  /// that tile the key tile (Kernel::tmaRejection), whole multiples of the
+  /// 8-row swizzle pattern, so each box lands where a dense tile's rows do.
   template <bool kLoadsV>
-  static __device__ void produce(const TmaMaps &maps, const Layout &smem) {
+  static __device__ void produce(const FlashParams &p, const TmaMaps &maps,
+                                 const Layout &smem) {
     const TensorMap *map = kLoadsV ? &maps.v : &maps.k;
-    if (!kLoadsV)
+    const int lane = threadIdx.x % 32;
+    const bool leader = !C::kPaged || lane == 0;
+    if (!kLoadsV && leader)
       prefetchTensorMap(&maps.q);
-    prefetchTensorMap(map);
+    if (leader)
+      prefetchTensorMap(map);
     constexpr int kBlocks = kLoadsV ? kBlocksV : kBlocksQK;
     constexpr int kBytes = kLoadsV ? kBytesV : kBytesK;
     const u32 base = kLoadsV ? smem.v : smem.k;
     Ring ring;
     RingOf<kTileSlots> slots;
     for (;;) {
-      const Tile t = nextTile</*kRelease=*/true>(smem, slots);
+      const Tile t = nextTile</*kRelease=*/!C::kPaged>(smem, slots);
+      if constexpr (C::kPaged) {
+        // Every lane has read the slot before lane 0 frees it.
+        __syncwarp();
+        if (leader)
+          barrierArrive(smem.tileEmpty(slots.stage()));
+        slots.advance();
+      }
       if (t.end < 0)
         break;
-      if (!kLoadsV) {
+      if (!kLoadsV && leader) {
         // One Q per tile, in the buffers' ring by the count of tiles taken
         // (the slots' count, already advanced past this one). A buffer is
         // free once every consumer finished its last S there (the first
@@ -288,15 +348,27 @@ template <class C> struct FlashForwardWS {
                       t.b);
         }
       }
+      // A paged cache's table entries one key tile ahead: each lookup's
+      // round trip overlaps the wait for the next free stage.
+      int entry = C::kPaged && t.end > t.begin ? pageEntry(p, t, t.end - 1, lane) : 0;
       for (int n = t.end - 1; n >= t.begin; --n) {
         const u32 full = kLoadsV ? smem.vFull(ring.stage()) : smem.kFull(ring.stage());
         const u32 empty = kLoadsV ? smem.vEmpty(ring.stage()) : smem.kEmpty(ring.stage());
         barrierWait(empty, ring.phase() ^ 1);
-        barrierExpectBytes(full, kBytes);
+        if (leader)
+          barrierExpectBytes(full, kBytes);
+        const u32 dst = base + ring.stage() * kBytes;
+        if constexpr (C::kPaged) {
+          const int next = n > t.begin ? pageEntry(p, t, n - 1, lane) : 0;
+          __syncwarp(); // the expected bytes before any box lands
+          loadPagedBox<kBlocks>(p, map, full, dst, t, n, lane, entry);
+          entry = next;
+        } else {
 #pragma unroll 1
-        for (int j = 0; j < kBlocks; ++j)
-          tmaLoad4d(base + ring.stage() * kBytes + j * kBlockN * 128, map, full,
-                    64 * j, n * kBlockN, t.hk, t.b);
+          for (int j = 0; j < kBlocks; ++j)
+            tmaLoad4d(dst + j * kBlockN * 128, map, full, 64 * j, n * kBlockN,
+                      t.hk, t.b);
+        }
         ring.advance();
       }
     }
@@ -368,13 +440,15 @@ template <class C> struct FlashForwardWS {
   /// once the tile landed, while its S_0 runs: it issues every update before
   /// the other consumers (waitTurn), and its own first one comes next step.
   /// (K's rows need nothing: their scores are replaced by -inf.)
-  /// (Rows past seq_kv are TMA's zeros already: nothing to do where the
-  /// sequence's keys reach seq_kv.)
+  /// (A dense cache's rows past seq_kv are TMA's zeros already: nothing to
+  /// do where the sequence's keys reach seq_kv. A paged cache's are rows of
+  /// its last page: see loadPagedBox.)
   static __device__ __forceinline__ void
   clearValuesPastKeys(const Layout &smem, const Ring &vRing, int lastTile,
                       int kvEnd, int seqKV) {
     const int keys = kvEnd - lastTile * kBlockN; // uniform
-    if (keys >= kBlockN || kvEnd >= seqKV)
+    // A paged cache's rows past seq_kv are a page's, not TMA's zeros.
+    if (keys >= kBlockN || (!C::kPaged && kvEnd >= seqKV))
       return;
     barrierWait(smem.vFull(vRing.stage()), vRing.phase());
     const u32 base = smem.v + vRing.stage() * kBytesV;
@@ -609,10 +683,11 @@ template <class C> struct FlashForwardWS {
       if (kConsumers > 1)
         releaseRegisters<kProducerRegisters>();
       const int warp = threadIdx.x / 32;
-      if (warp == 0 && electOne())
-        produce<false>(maps, smem);
-      else if (warp == 1 && electOne())
-        produce<true>(maps, smem);
+      // A paged cache's loaders are whole warps (produce).
+      if (warp == 0 && (C::kPaged || electOne()))
+        produce<false>(p, maps, smem);
+      else if (warp == 1 && (C::kPaged || electOne()))
+        produce<true>(p, maps, smem);
       else if (warp == 2 && electOne())
         schedule(p, smem);
     } else {

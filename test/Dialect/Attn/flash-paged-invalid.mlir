@@ -64,10 +64,11 @@ func.func @bias_keys(%q: tensor<2x4x1x64xbf16>, %kc: tensor<10x4x16x64xbf16>, %l
 
 // -----
 
-func.func @tma_variant(%q: tensor<2x4x1x64xbf16>, %kc: tensor<10x4x16x64xbf16>, %len: tensor<2xi32>, %t: tensor<2x4xi32>) -> tensor<2x4x1x64xbf16> {
-  // expected-error @+1 {{variant sm90ws needs contiguous K/V (a paged cache's pages would need a TMA box per page)}}
-  %o = attn.flash %q, %kc, %kc lengths(%len : tensor<2xi32>) block_table(%t : tensor<2x4xi32>)
+// The TMA kernel reads a page per box: pages of a power of two keys from 8.
+func.func @tma_variant_page4(%q: tensor<2x4x1x64xbf16>, %kc: tensor<10x4x4x64xbf16>, %len: tensor<2xi32>, %t: tensor<2x16xi32>) -> tensor<2x4x1x64xbf16> {
+  // expected-error @+1 {{variant sm90ws needs pages of a power of two keys from 8 (a TMA box per page), got 4}}
+  %o = attn.flash %q, %kc, %kc lengths(%len : tensor<2xi32>) block_table(%t : tensor<2x16xi32>)
       {scale = 1.0 : f32, mask = #attn.mask<key_padding>, config = #attn.config<variant = "sm90ws", block_m = 128, block_n = 128, num_warps = 12, stages = 2>}
-    : tensor<2x4x1x64xbf16>, tensor<10x4x16x64xbf16>, tensor<10x4x16x64xbf16> -> tensor<2x4x1x64xbf16>
+    : tensor<2x4x1x64xbf16>, tensor<10x4x4x64xbf16>, tensor<10x4x4x64xbf16> -> tensor<2x4x1x64xbf16>
   return %o : tensor<2x4x1x64xbf16>
 }

@@ -3,6 +3,7 @@
 // count (each launch is run again with 3 more splits).
 // RUN: attn-run --check --batch-invariant %s | FileCheck %s
 // RUN: attn-run --check --batch-invariant --variant=sm80 --splits=9 %s | FileCheck %s
+// RUN: attn-run --check --batch-invariant --variant=sm90ws %s | FileCheck %s
 // CHECK: batch-invariant: PASS
 // CHECK: check output 0 {{.*}} PASS
 func.func @paged(%q: tensor<4x16x1x128xbf16>, %kc: tensor<1200x4x16x128xbf16>, %vc: tensor<1200x4x16x128xbf16>,

@@ -6,6 +6,8 @@
 // RUN: attn-run --check %s | FileCheck %s
 // RUN: attn-run --check --variant=sm80 %s | FileCheck %s
 // RUN: attn-run --check --variant=sm90 --splits=3 %s | FileCheck %s
+// RUN: attn-run --check --variant=sm90ws %s | FileCheck %s
+// RUN: attn-run --check --variant=sm90ws --splits=3 --poison-padding %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 // CHECK: check output 1 {{.*}} PASS
 func.func @prefill(%q: tensor<3x16x200x128xf16>, %kc: tensor<100x4x32x128xf16>, %vc: tensor<100x4x32x128xf16>,

@@ -10,6 +10,8 @@
 // RUN: attn-run --check --splits=1 %s | FileCheck %s
 // RUN: attn-run --check --layout=bshd %s | FileCheck %s
 // RUN: attn-run --check --seed=7 --variant=sm80 --splits=5 %s | FileCheck %s
+// RUN: attn-run --check --variant=sm90ws %s | FileCheck %s
+// RUN: attn-run --check --variant=sm90ws --splits=8 --layout=bshd %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 // CHECK: check output 1 {{.*}} PASS
 func.func @decode(%q: tensor<8x32x1x128xbf16>, %kc: tensor<600x8x16x128xbf16>, %vc: tensor<600x8x16x128xbf16>,

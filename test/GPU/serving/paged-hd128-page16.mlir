@@ -18,6 +18,9 @@
 // With NaN in the keys no sequence reads (an uninitialized cache):
 // RUN: attn-run --check --poison-padding %s | FileCheck %s
 // RUN: attn-run --check --poison-padding --variant=sm80 %s | FileCheck %s
+// RUN: attn-run --check --variant=sm90ws %s | FileCheck %s
+// RUN: attn-run --check --variant=sm90ws --block-m=192 --block-n=64 --num-warps=16 --stages=2 --splits=3 %s | FileCheck %s
+// RUN: attn-run --check --poison-padding --variant=sm90ws %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 func.func @paged(%q: tensor<4x16x5x128xbf16>, %kc: tensor<300x4x16x128xbf16>, %vc: tensor<300x4x16x128xbf16>,
                  %len: tensor<4xi32>, %table: tensor<4x64xi32>) -> tensor<4x16x5x128xbf16> {

@@ -6,6 +6,7 @@
 // RUN: attn-run --check --variant=sm80 --splits=1 %s | FileCheck %s
 // RUN: attn-run --check --variant=sm80 --block-m=64 --block-n=32 --num-warps=4 --stages=2 %s | FileCheck %s
 // RUN: attn-run --check --variant=sm90 --splits=4 %s | FileCheck %s
+// RUN: attn-run --check --variant=sm90ws --poison-padding %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 func.func @paged(%q: tensor<4x8x3x64xbf16>, %kc: tensor<259x2x32x64xbf16>, %vc: tensor<259x2x32x64xbf16>,
                  %len: tensor<4xi32>, %table: tensor<4x64xi32>) -> tensor<4x8x3x64xbf16> {

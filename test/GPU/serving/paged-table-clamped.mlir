@@ -5,6 +5,7 @@
 // adversarial tables run under compute-sanitizer in scripts/device-run.sh.)
 // RUN: attn-run --check --set-input=3:64,-3,0,900 --set-input=4:5,-1,7,2147483647,3,3,3,3,0,1,2,3,-2147483648,9,9,9 %s | FileCheck %s
 // RUN: attn-run --check --variant=sm80 --splits=3 --set-input=3:64,-3,0,900 --set-input=4:5,-1,7,2147483647,3,3,3,3,0,1,2,3,-2147483648,9,9,9 %s | FileCheck %s
+// RUN: attn-run --check --variant=sm90ws --splits=3 --set-input=3:64,-3,0,900 --set-input=4:5,-1,7,2147483647,3,3,3,3,0,1,2,3,-2147483648,9,9,9 %s | FileCheck %s
 // CHECK: check output 0 {{.*}} PASS
 // CHECK: check output 1 {{.*}} PASS
 func.func @clamped(%q: tensor<4x4x2x64xbf16>, %kc: tensor<10x2x16x64xbf16>, %vc: tensor<10x2x16x64xbf16>,

@@ -504,6 +504,8 @@ MaskAttr FlashOp::getMaskOrEmpty() {
   shape.maskOperands = maskOperands;
   shape.varlen = isVarlen();
   shape.paged = isPaged();
+  if (shape.paged && !getK().getType().isDynamicDim(2))
+    shape.pageSize = getK().getType().getDimSize(2);
   return shape;
 }
 
