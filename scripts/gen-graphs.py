@@ -3,8 +3,10 @@
 library only).
 
     scripts/gen-graphs.py --seed 7 --count 40 --out DIR
+    scripts/gen-graphs.py --seed 7 --case 16 --out DIR   (one case of them)
 
-writes DIR/graph-<seed>-<n>.mlir: one attention per function, in a form
+writes DIR/graph-<seed>-<n>.mlir (each case drawn from its own seed and
+number, so that a case is the same whatever --count or --case asks for): one attention per function, in a form
 that --attn-fuse must fuse (scales on q or on the scores, as attn.scale or
 arith.mulf/divf by a splat, a score_mod, masks split over several attn.mask
 ops in any order, keep as select(-inf), bias as addf, casts around the
@@ -658,6 +660,9 @@ def main():
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--count", type=int, default=20)
+    parser.add_argument("--case", type=int, action="append",
+                        help="write only this case of the seed (repeatable): the "
+                             "file --count would write for it, byte for byte")
     parser.add_argument("--out", help="directory for the .mlir files")
     parser.add_argument("--check-table", action="store_true",
                         help="fail if the score_mod table has an op this generator cannot draw")
@@ -679,7 +684,8 @@ def main():
     predicates = {"arith.cmpi": [p for n, p in rows if n == "arith.cmpi"] or ["eq"],
                   "arith.cmpf": [p for n, p in rows if n == "arith.cmpf"] or ["oeq"]}
     os.makedirs(args.out, exist_ok=True)
-    for i in range(args.count):
+    cases = args.case if args.case else range(args.count)
+    for i in cases:
         rng = random.Random(f"{args.seed}-{i}")
         case = Case(rng, ops, predicates, i)
         text = case.generate()
@@ -693,7 +699,7 @@ def main():
         path = os.path.join(args.out, f"graph-{args.seed}-{i:04d}.mlir")
         with open(path, "w") as f:
             f.write("\n".join(lines) + "\n" + text)
-    print(f"gen-graphs: {args.count} graphs (seed {args.seed}) in {args.out}")
+    print(f"gen-graphs: {len(cases)} graphs (seed {args.seed}) in {args.out}")
 
 
 if __name__ == "__main__":
