@@ -16,7 +16,11 @@ dims), f16/bf16, GQA/MQA ratios, transposed K, causal and sliding-window
 masks, key padding, keep and bias operands and tensors captured by the
 score_mod. Each file has RUN lines for attn-run --check (on the GPU, against
 the float64 reference; scripts/gpu-diff.sh runs them), some with
---variant=sm80, --splits, --layout=bshd or --unfused.
+--variant=sm80, --splits, --layout=bshd or --unfused. Every attention whose
+backward has kernels also gets attn-run --backward --check (dq, dk, dv,
+sometimes dbias, against the reference's evaluation of the training step;
+FileCheck prefix BWD), drawn from a stream of its own so that the other
+draws, and the graph, stay those of a seed and case named in an issue.
 
 score_mods are random programs over the ops of the score_mod table
 (lib/Dialect/Attn/IR/ScoreModOps.cpp, read at run time), written so that
@@ -340,6 +344,7 @@ class Case:
         self.ops = ops
         self.predicates = predicates
         self.index = index
+        self.kind = "dense"
 
     def shapes(self):
         r = self.rng
@@ -635,6 +640,26 @@ class Case:
             runs.append("--check --unfused")
         return runs
 
+    def backward_run(self, rng):
+        """attn-run --backward --check of a dense attention where the
+        backward has kernels, and how many outputs the training step has;
+        or None. No backward kernel reads a transposed k; head dims that
+        are not both multiples of 32 and sum to more than 320 leave the
+        sm80 backward no tiles within its registers, and the sm90 ones
+        need multiples of 64 (lib/Runtime/KernelVariants.cpp)."""
+        if self.transpose_k:
+            return None
+        if self.dqk + self.dv > 320 and (self.dqk % 32 or self.dv % 32):
+            return None
+        flags = ["--backward", "--check"]
+        outputs = len(self.results) + 3
+        if self.bias and rng.random() < 0.5:
+            flags.append("--bias-grad")
+            outputs += 1
+        if rng.random() < 0.3:
+            flags.append("--deterministic")
+        return " ".join(flags), outputs
+
     def describe(self):
         parts = [f"{self.dtype}", f"B={self.batch}", f"Hq={self.hq}", f"Hkv={self.hkv}",
                  f"Sq={self.sq}", f"Skv={self.skv}", f"D={self.dqk}/{self.dv}"]
@@ -694,8 +719,15 @@ def main():
                  f"// {case.describe()}"]
         for run in case.run_lines():
             lines.append(f"// RUN: attn-run {run} %s | FileCheck %s")
+        # Its own stream: the dense cases' other draws stay as they were.
+        backward = case.backward_run(random.Random(f"{args.seed}-{i}-backward"))
+        if backward:
+            lines.append(f"// RUN: attn-run {backward[0]} %s | FileCheck %s --check-prefix=BWD")
         for k in range(len(case.results)):
             lines.append(f"// CHECK: check output {k} {{{{.*}}}} PASS")
+        if backward:
+            for k in range(backward[1]):
+                lines.append(f"// BWD: check output {k} {{{{.*}}}} PASS")
         path = os.path.join(args.out, f"graph-{args.seed}-{i:04d}.mlir")
         with open(path, "w") as f:
             f.write("\n".join(lines) + "\n" + text)
