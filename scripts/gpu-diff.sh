@@ -15,7 +15,7 @@
 #     written as such stays one; its reference is the same before and
 #     after the pipeline).
 #
-#   SEEDS="7 8" COUNT=40 [NO_COMPILE=1] scripts/gpu-diff.sh [build-dir]
+#   SEEDS="7 8" COUNT=40 [SERVING=10] [NO_COMPILE=1] scripts/gpu-diff.sh [build-dir]
 #   SEEDS=7 CASE=16 NO_COMPILE=1 scripts/gpu-diff.sh   (one case again)
 #
 # SEED is SEEDS's old name; without either, the time is the seed. ATTN_RUN:
@@ -35,6 +35,7 @@ run=${ATTN_RUN:-$build/bin/attn-run}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cases=()
+[[ -n ${SERVING:-} ]] && cases+=(--serving "$SERVING")
 [[ -n ${CASE:-} ]] && for c in ${CASE//,/ }; do cases+=(--case "$c"); done
 for seed in $seeds; do
   python3 "$root/scripts/gen-graphs.py" --seed "$seed" --count "$count" \
