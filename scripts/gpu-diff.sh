@@ -71,13 +71,14 @@ else
   # One line per RUN line: the attn-run flags without --check and the GPU
   # run's own options.
   checkFile() {
-    local test=$1 args flags output status what seedCase
+    local test=$1 args words flags output status what seedCase
     seedCase=$(label "$(basename "$test")")
     while IFS= read -r args; do
       args=${args//--check/}
       args=${args//--poison-padding/}
       args=${args//--batch-invariant/}
-      args=$(echo $args)
+      read -ra words <<<"$args"
+      args=${words[*]}
       flags=()
       what=
       [[ -n ${NO_COMPILE:-} ]] && flags+=(--no-compile)
@@ -88,8 +89,8 @@ else
       fi
       output=$("$run" "${flags[@]}" $args "$test" 2>&1)
       status=$?
-      if [[ $status -eq 0 ]] && grep -q 'report done' <<<"$output" &&
-         ! grep -q 'not fused' <<<"$output"; then
+      if [[ $status -eq 0 && $output == *"report done"* &&
+            $output != *"not fused"* ]]; then
         printf 'PASS %s [%s]%s\n' "$seedCase" "$args" "$what"
       else
         printf 'FAIL %s [%s] (exit %d)\n' "$seedCase" "$args" "$status"
