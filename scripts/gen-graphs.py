@@ -3,18 +3,47 @@
 library only).
 
     scripts/gen-graphs.py --seed 7 --count 40 --out DIR
+    scripts/gen-graphs.py --seed 7 --case 16 --out DIR   (one case of them)
 
-writes DIR/graph-<seed>-<n>.mlir: one attention per function, in a form
-that --attn-fuse must fuse (scales on q or on the scores, as attn.scale or
+writes DIR/graph-<seed>-<n>.mlir, each case drawn from its own seed and
+number, so that a case is the same whatever --count, --serving or --case
+ask for.
+
+Cases 0 to COUNT-1 are dense: one attention per function, in a form that
+--attn-fuse must fuse (scales on q or on the scores, as attn.scale or
 arith.mulf/divf by a splat, a score_mod, masks split over several attn.mask
 ops in any order, keep as select(-inf), bias as addf, casts around the
 softmax) or as attn.flash directly, with random shapes (odd lengths, decode,
 head dims that are multiples of 8 up to 256, different q/k and v head
 dims), f16/bf16, GQA/MQA ratios, transposed K, causal and sliding-window
 masks, key padding, keep and bias operands and tensors captured by the
-score_mod. Each file has RUN lines for attn-run --check (on the GPU, against
-the float64 reference; scripts/gpu-diff.sh runs them), some with
---variant=sm80, --splits, --layout=bshd or --unfused.
+score_mod. (Their draws are those of the generator before it drew serving
+cases and backward RUN lines: a seed and case named in an issue stay the
+same graph.)
+
+Cases from 10000 (--serving of them, default COUNT / 4) are serving cases
+over the same shapes, masks and score_mods: ragged batches (attn.flash with
+cu_seqlens; decode with one query per sequence), paged K/V caches (pages of
+1 to 256 keys, cache_seqlens lengths, a block table over a cache with pages
+no entry names), and attention sinks, as gpt-oss's graph writes them (a
+column of per-head logits concatenated to the scores and sliced off the
+probabilities, which --attn-fuse must fuse) or as attn.flash's operand, the
+latter also on ragged batches and paged caches.
+
+Each file has RUN lines for attn-run --check (on the GPU, against the
+float64 reference; scripts/gpu-diff.sh runs them), some with
+--variant=sm80, --splits, --layout=bshd or --unfused; a serving case's
+second line gives its own offsets, lengths and shuffled block table
+(--set-input, some past the tensors' ends, which the kernels and the
+reference clamp) with --poison-padding. Every dense attention whose
+backward has kernels also gets attn-run --backward --check (dq, dk, dv,
+sometimes dbias, against the reference's evaluation of the training step;
+FileCheck prefix BWD).
+
+Without a GPU, attn-run --check-ir checks what fusion does; a ragged batch
+or paged cache is written as attn.flash, which the pipeline only
+configures, so that its kernels, and every gradient, are checked on the
+GPU only.
 
 score_mods are random programs over the ops of the score_mod table
 (lib/Dialect/Attn/IR/ScoreModOps.cpp, read at run time), written so that
@@ -326,6 +355,11 @@ class ScoreMod:
         return self.lines
 
 
+# The first serving case's number: dense cases are numbered from 0, so that
+# a dense case keeps its number whatever --count and --serving ask for.
+SERVING = 10000
+
+
 def tensor(shape, element):
     return "tensor<" + "".join(f"{d}x" for d in shape) + element + ">"
 
@@ -338,6 +372,9 @@ class Case:
         self.ops = ops
         self.predicates = predicates
         self.index = index
+        # "dense", or a serving case's kind: "varlen", "paged", "sinks".
+        self.kind = "dense"
+        self.sinks = None  # the sinks argument's type, or None
 
     def shapes(self):
         r = self.rng
@@ -420,8 +457,108 @@ class Case:
         self.direct = self.rng.random() < 0.15
         return self.direct_flash() if self.direct else self.graph()
 
+    def generate_serving(self):
+        """A serving case over the dense cases' heads, head dims, masks and
+        score_mods: a ragged batch (cu_seqlens), a paged cache read through
+        a block table, or attention sinks (gpt-oss's concatenated column in
+        a graph, or attn.flash's operand), sinks also with the first two."""
+        r = self.rng
+        self.kind = r.choice(["varlen", "varlen", "paged", "paged", "sinks", "sinks"])
+        self.shapes()
+        if self.kind == "sinks":
+            self.masks()
+            self.captures()
+            self.score_mod()
+            if not self.score_mod_lines:
+                self.capture_list = []
+            self.direct = r.random() < 0.35
+            flat = self.direct and r.random() < 0.5
+            self.sinks = tensor([self.hq] if flat else [1, self.hq, 1, 1], "f32")
+            return self.direct_flash() if self.direct else self.graph()
+        # Packed or paged k rows: never transposed.
+        self.transpose_k = False
+        self.direct = True
+        self.unfused_ok = False
+        if self.kind == "varlen":
+            # Sequences, and their queries and keys packed: attn-run cuts
+            # them at random offsets (one query each where there are as
+            # many as sequences: decode), RUN lines at given ones.
+            self.batch = r.choice([1, 2, 3, 5, 8])
+            self.sq = self.batch if r.random() < 0.2 else \
+                r.choice([7, 33, 100, 200, 384, 600])
+            self.skv = r.choice([5, 33, 128, 257, 500, 700])
+        else:
+            # A cache of pages of `page` keys, `per_sequence` table entries
+            # per sequence (at most 1024 keys), a few pages no entry names.
+            self.batch = r.choice([1, 2, 3, 4])
+            self.page = r.choice([1, 4, 8, 16, 16, 24, 32, 64, 128, 256])
+            keys = r.choice([1, 7, 33, 100, 255, 384, 600, 1000])
+            self.per_sequence = max(1, min(-(-keys // self.page), 1024 // self.page))
+            self.skv = self.per_sequence * self.page
+            self.pages = self.batch * self.per_sequence + r.choice([0, 1, 3, 8])
+            self.sq = r.choice([1, 1, 2, 4, 7, 16, 33, 100])
+        self.masks()
+        if self.kind == "varlen":
+            # Mask operands are laid out for a dense batch.
+            self.key_padding, self.keep, self.bias = False, None, None
+        else:
+            # Each sequence's keys in the cache (flash_attn's cache_seqlens),
+            # causal and windows mostly aligned to them.
+            self.key_padding = True
+            if self.positional and r.random() < 0.5:
+                self.bottom_right = True
+        if r.random() < 0.3:
+            self.sinks = tensor([self.hq], "f32")
+        self.captures()
+        self.score_mod()
+        if not self.score_mod_lines:
+            self.capture_list = []
+        return self.serving_flash()
+
     # -- text -------------------------------------------------------------
+    def serving_types(self):
+        """q, k, v, output and logsumexp types of a ragged batch or a
+        paged cache."""
+        dt = self.dtype
+        if self.kind == "varlen":
+            return (tensor([self.sq, self.hq, self.dqk], dt),
+                    tensor([self.skv, self.hkv, self.dqk], dt),
+                    tensor([self.skv, self.hkv, self.dv], dt),
+                    tensor([self.sq, self.hq, self.dv], dt),
+                    tensor([self.hq, self.sq], "f32"))
+        return (tensor([self.batch, self.hq, self.sq, self.dqk], dt),
+                tensor([self.pages, self.hkv, self.page, self.dqk], dt),
+                tensor([self.pages, self.hkv, self.page, self.dv], dt),
+                tensor([self.batch, self.hq, self.sq, self.dv], dt),
+                tensor([self.batch, self.hq, self.sq], "f32"))
+
+    def serving_arguments(self):
+        q, k, v, _, _ = self.serving_types()
+        args = [f"%q: {q}", f"%k: {k}", f"%v: {v}"]
+        offsets = tensor([self.batch + 1], "i32")
+        if self.kind == "varlen":
+            args += [f"%cq: {offsets}", f"%ck: {offsets}"]
+        else:
+            args.append(f"%len: {tensor([self.batch], 'i32')}")
+            if self.keep:
+                args.append(f"%keep: {tensor(self.keep, 'i1')}")
+            if self.bias:
+                args.append(f"%bias: {tensor(*self.bias)}")
+        if self.sinks:
+            args.append(f"%sinks: {self.sinks}")
+        if self.kind == "paged":
+            args.append(f"%table: {tensor([self.batch, self.per_sequence], 'i32')}")
+        for c in self.capture_list:
+            args.append(f"{c[4]}: {c[2]}")
+        return args
+
+    def argument_index(self, name):
+        """The position of argument %name (attn-run --set-input)."""
+        return [a.split(":")[0] for a in self.arguments()].index("%" + name)
+
     def arguments(self):
+        if self.kind in ("varlen", "paged"):
+            return self.serving_arguments()
         dt = self.dtype
         args = [f"%q: {tensor([self.batch, self.hq, self.sq, self.dqk], dt)}"]
         kshape = ([self.batch, self.hkv, self.dqk, self.skv] if self.transpose_k
@@ -434,6 +571,8 @@ class Case:
             args.append(f"%keep: {tensor(self.keep, 'i1')}")
         if self.bias:
             args.append(f"%bias: {tensor(*self.bias)}")
+        if self.sinks:
+            args.append(f"%sinks: {self.sinks}")
         for c in self.capture_list:
             args.append(f"{c[4]}: {c[2]}")
         return args
@@ -552,17 +691,51 @@ class Case:
                               for o in sorted(operands, key=lambda o: order[o[0]]))
                 lines.append(f"{t} = attn.mask {s}{ops} {{kind = {self.mask_kind(items)}}} : {scores}")
             s = t
+        # Sinks as gpt-oss's graph writes them: a column of per-head logits
+        # concatenated to the scores, the softmax over both, the column
+        # sliced off the probabilities (before or after a cast).
+        softmaxed = scores
+        if self.sinks:
+            column = tensor([self.batch, self.hq, self.sq, 1], "f32")
+            softmaxed = tensor([self.batch, self.hq, self.sq, self.skv + 1], "f32")
+            z, c, cat = fresh(), fresh(), fresh()
+            lines.append(f"{z} = arith.constant dense<0.0> : {column}")
+            lines.append(f"{c} = attn.mask {z} bias(%sinks : {self.sinks}) "
+                         f"{{kind = #attn.mask<bias>}} : {column}")
+            lines.append(f"{cat} = tensor.concat dim(3) {s}, {c} : ({scores}, {column}) "
+                         f"-> {softmaxed}")
+            s = cat
+            self.forms.append("sinks as a concatenated column")
+
+        def drop_sink(value, element):
+            if not self.sinks:
+                return value
+            t = fresh()
+            lines.append(f"{t} = tensor.extract_slice {value}[0, 0, 0, 0] "
+                         f"[{self.batch}, {self.hq}, {self.sq}, {self.skv}] [1, 1, 1, 1] : "
+                         f"{tensor([self.batch, self.hq, self.sq, self.skv + 1], element)} to "
+                         f"{tensor([self.batch, self.hq, self.sq, self.skv], element)}")
+            return t
         # Softmax, in f32 then cast, or straight to the element type.
         probs = tensor([self.batch, self.hq, self.sq, self.skv], dt)
+        softmax_probs = softmaxed.replace("xf32>", f"x{dt}>")
         dim = r.choice(["3", "-1"])
         p = fresh()
         if r.random() < 0.3:
             p32 = fresh()
-            lines.append(f"{p32} = attn.softmax {s} {{dim = {dim}}} : {scores} -> {scores}")
-            lines.append(f"{p} = arith.truncf {p32} : {scores} to {probs}")
+            lines.append(f"{p32} = attn.softmax {s} {{dim = {dim}}} : {softmaxed} -> {softmaxed}")
+            if not self.sinks:
+                lines.append(f"{p} = arith.truncf {p32} : {scores} to {probs}")
+            elif r.random() < 0.5:
+                p32 = drop_sink(p32, "f32")
+                lines.append(f"{p} = arith.truncf {p32} : {scores} to {probs}")
+            else:
+                lines.append(f"{p} = arith.truncf {p32} : {softmaxed} to {softmax_probs}")
+                p = drop_sink(p, dt)
             self.forms.append("softmax in f32, truncf")
         else:
-            lines.append(f"{p} = attn.softmax {s} {{dim = {dim}}} : {scores} -> {probs}")
+            lines.append(f"{p} = attn.softmax {s} {{dim = {dim}}} : {softmaxed} -> {softmax_probs}")
+            p = drop_sink(p, dt)
         out = tensor([self.batch, self.hq, self.sq, self.dv], dt)
         o = fresh()
         lines.append(f"{o} = attn.matmul {p}, %v : {probs}, "
@@ -570,7 +743,8 @@ class Case:
         self.results = [out]
         self.unfused_ok = not any(f in self.forms for f in (
             "keep as select", "bias as addf", "scale on scores (div)",
-            "scale on scores (mul)")) and "arith.mulf %q" not in "\n".join(lines)
+            "scale on scores (mul)")) and "arith.mulf %q" not in "\n".join(lines) \
+            and not self.sinks
         return self.function(lines, o, out)
 
     def direct_flash(self):
@@ -607,7 +781,51 @@ class Case:
         self.forms = ["attn.flash" + (" with lse" if lse else "")]
         self.results = results
         self.unfused_ok = False
-        line = (f"{names} = attn.flash %q, %k, %v{operands}{self.captures_clause()} "
+        sinks = f" sinks(%sinks : {self.sinks})" if self.sinks else ""
+        if self.sinks:
+            self.forms.append("sinks")
+        line = (f"{names} = attn.flash %q, %k, %v{operands}{self.captures_clause()}{sinks} "
+                f"{{{', '.join(attrs)}}}{region} : {qtype}, {ktype}, {vtype} -> "
+                + ", ".join(results))
+        return self.function([line], names, ", ".join(results))
+
+    def serving_flash(self):
+        """attn.flash on a ragged batch or a paged cache (no graph form)."""
+        r = self.rng
+        qtype, ktype, vtype, out, lse_type = self.serving_types()
+        items = list(self.positional)
+        operands = ""
+        if self.kind == "paged":
+            items.append("key_padding")
+            operands += f" lengths(%len : {tensor([self.batch], 'i32')})"
+            if self.keep:
+                items.append("keep")
+                operands += f" keep(%keep : {tensor(self.keep, 'i1')})"
+            if self.bias:
+                items.append("bias")
+                operands += f" bias(%bias : {tensor(*self.bias)})"
+        operands += self.captures_clause()
+        if self.kind == "varlen":
+            offsets = tensor([self.batch + 1], "i32")
+            operands += f" cu_seqlens_q(%cq : {offsets}) cu_seqlens_k(%ck : {offsets})"
+        if self.sinks:
+            operands += f" sinks(%sinks : {self.sinks})"
+        if self.kind == "paged":
+            operands += f" block_table(%table : {tensor([self.batch, self.per_sequence], 'i32')})"
+        attrs = [f"scale = {(self.dqk ** -0.5)!r} : f32"]
+        if items:
+            attrs.append("mask = " + self.mask_kind(items))
+        lse = r.random() < 0.5
+        results = [out] + ([lse_type] if lse else [])
+        region = ""
+        if self.score_mod_lines:
+            body = "\n    ".join(self.score_mod_lines)
+            region = f" score_mod {{\n  {self.region_header()}\n    {body}\n  }}"
+        names = "%o, %lse" if lse else "%o"
+        self.forms = ["attn.flash" + (" with lse" if lse else "")] + \
+            (["sinks"] if self.sinks else [])
+        self.results = results
+        line = (f"{names} = attn.flash %q, %k, %v{operands} "
                 f"{{{', '.join(attrs)}}}{region} : {qtype}, {ktype}, {vtype} -> "
                 + ", ".join(results))
         return self.function([line], names, ", ".join(results))
@@ -633,12 +851,90 @@ class Case:
             runs.append("--check --unfused")
         return runs
 
+    def serving_run_lines(self):
+        """attn-run --check of a ragged batch or paged cache: the
+        offsets, lengths and table attn-run draws, and (on a second line)
+        the generator's own, with NaN where no sequence reads."""
+        r = self.rng
+        flags = []
+        if r.random() < 0.3:
+            flags.append("--variant=sm80")
+        elif r.random() < 0.2 and self.dqk % 64 == 0 and self.dv % 64 == 0:
+            flags.append("--variant=sm90")
+        if r.random() < 0.25:
+            flags.append(f"--splits={r.choice([1, 2, 3, 5])}")
+        runs = [" ".join(["--check"] + flags)]
+        if r.random() < 0.5:
+            return runs
+        given = ["--check", "--poison-padding"]
+        if self.kind == "varlen":
+            # Sorted cut points, some sequences empty; now and then offsets
+            # past either end (clamped to the packed tensors).
+            for name, total in (("cq", self.sq), ("ck", self.skv)):
+                cuts = sorted(r.randint(0, total) for _ in range(self.batch - 1))
+                first, last = 0, total
+                if r.random() < 0.15:
+                    first, last = -r.randint(1, 20), total + r.randint(1, 100)
+                values = [first] + cuts + [last]
+                given.append(f"--set-input={self.argument_index(name)}:" +
+                             ",".join(map(str, values)))
+        else:
+            # Lengths from none to every key of the table; the table a
+            # shuffled set of the cache's pages, now and then with entries
+            # past either end (clamped to the cache).
+            lengths = [r.choice([0, 1, self.skv, r.randint(1, self.skv)])
+                       for _ in range(self.batch)]
+            table = r.sample(range(self.pages), self.batch * self.per_sequence)
+            if r.random() < 0.15:
+                table[r.randrange(len(table))] = r.choice([-1, self.pages, 2147483647])
+            given.append(f"--set-input={self.argument_index('len')}:" +
+                         ",".join(map(str, lengths)))
+            given.append(f"--set-input={self.argument_index('table')}:" +
+                         ",".join(map(str, table)))
+        runs.append(" ".join(given + flags))
+        return runs
+
+    def backward_run(self, rng):
+        """attn-run --backward --check of a dense attention where the
+        backward has kernels, and how many outputs the training step has;
+        or None. No backward kernel reads a transposed k; head dims that
+        are not both multiples of 32 and sum to more than 320 leave the
+        sm80 backward no tiles within its registers, and the sm90 ones
+        need multiples of 64 (lib/Runtime/KernelVariants.cpp)."""
+        if self.kind not in ("dense", "sinks") or self.transpose_k:
+            return None
+        if self.dqk + self.dv > 320 and (self.dqk % 32 or self.dv % 32):
+            return None
+        flags = ["--backward", "--check"]
+        outputs = len(self.results) + 3
+        if self.bias and rng.random() < 0.5:
+            flags.append("--bias-grad")
+            outputs += 1
+        if rng.random() < 0.3:
+            flags.append("--deterministic")
+        return " ".join(flags), outputs
+
     def describe(self):
+        if self.kind == "varlen":
+            return ", ".join([f"{self.dtype}", f"ragged batch of {self.batch} sequences",
+                              f"Tq={self.sq}", f"Tk={self.skv}", f"Hq={self.hq}",
+                              f"Hkv={self.hkv}", f"D={self.dqk}/{self.dv}"] +
+                             self.mask_parts() + self.forms)
+        if self.kind == "paged":
+            return ", ".join([f"{self.dtype}", f"paged cache of {self.pages} pages of "
+                              f"{self.page} keys, {self.per_sequence} per sequence",
+                              f"B={self.batch}", f"Hq={self.hq}", f"Hkv={self.hkv}",
+                              f"Sq={self.sq}", f"D={self.dqk}/{self.dv}"] +
+                             self.mask_parts() + self.forms)
         parts = [f"{self.dtype}", f"B={self.batch}", f"Hq={self.hq}", f"Hkv={self.hkv}",
                  f"Sq={self.sq}", f"Skv={self.skv}", f"D={self.dqk}/{self.dv}"]
         if self.transpose_k:
             parts.append("K transposed")
-        parts += self.positional
+        return ", ".join(parts + self.mask_parts() + self.forms)
+
+    def mask_parts(self):
+        """The masks, their operands and the score_mod, described."""
+        parts = list(self.positional)
         if self.bottom_right:
             parts.append("bottom_right")
         if self.key_padding:
@@ -650,7 +946,7 @@ class Case:
         if self.score_mod_lines:
             parts.append(f"score_mod ({len(self.score_mod_lines)} ops, "
                          f"{len(self.capture_list)} captures)")
-        return ", ".join(parts + self.forms)
+        return parts
 
 
 def main():
@@ -658,6 +954,12 @@ def main():
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--count", type=int, default=20)
+    parser.add_argument("--case", type=int, action="append",
+                        help="write only this case of the seed (repeatable): the "
+                             "file --count would write for it, byte for byte")
+    parser.add_argument("--serving", type=int,
+                        help=f"serving cases (numbered from {SERVING}; default: "
+                             "a quarter of --count)")
     parser.add_argument("--out", help="directory for the .mlir files")
     parser.add_argument("--check-table", action="store_true",
                         help="fail if the score_mod table has an op this generator cannot draw")
@@ -679,21 +981,32 @@ def main():
     predicates = {"arith.cmpi": [p for n, p in rows if n == "arith.cmpi"] or ["eq"],
                   "arith.cmpf": [p for n, p in rows if n == "arith.cmpf"] or ["oeq"]}
     os.makedirs(args.out, exist_ok=True)
-    for i in range(args.count):
+    serving = args.count // 4 if args.serving is None else args.serving
+    cases = args.case if args.case else \
+        list(range(args.count)) + [SERVING + j for j in range(serving)]
+    for i in cases:
         rng = random.Random(f"{args.seed}-{i}")
         case = Case(rng, ops, predicates, i)
-        text = case.generate()
+        text = case.generate_serving() if i >= SERVING else case.generate()
         lines = [f"// REQUIRES: gpu",
                  f"// Generated by scripts/gen-graphs.py --seed {args.seed} (case {i}):",
                  f"// {case.describe()}"]
-        for run in case.run_lines():
+        runs = case.serving_run_lines() if case.kind in ("varlen", "paged") else case.run_lines()
+        for run in runs:
             lines.append(f"// RUN: attn-run {run} %s | FileCheck %s")
+        # Its own stream: the dense cases' other draws stay as they were.
+        backward = case.backward_run(random.Random(f"{args.seed}-{i}-backward"))
+        if backward:
+            lines.append(f"// RUN: attn-run {backward[0]} %s | FileCheck %s --check-prefix=BWD")
         for k in range(len(case.results)):
             lines.append(f"// CHECK: check output {k} {{{{.*}}}} PASS")
+        if backward:
+            for k in range(backward[1]):
+                lines.append(f"// BWD: check output {k} {{{{.*}}}} PASS")
         path = os.path.join(args.out, f"graph-{args.seed}-{i:04d}.mlir")
         with open(path, "w") as f:
             f.write("\n".join(lines) + "\n" + text)
-    print(f"gen-graphs: {args.count} graphs (seed {args.seed}) in {args.out}")
+    print(f"gen-graphs: {len(cases)} graphs (seed {args.seed}) in {args.out}")
 
 
 if __name__ == "__main__":

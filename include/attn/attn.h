@@ -57,17 +57,27 @@ struct CompileOptions {
   /// With `backward`: the backward tiles as "MxNxWARPSxSTAGES" (e.g.
   /// "64x128x8x2"; empty: the cost model's), an error where they do not fit.
   std::string backwardTiles;
+  /// Compile the kernels (NVRTC, ptxas). False: run the pipeline and emit
+  /// every kernel's CUDA source, but build none; CompiledModule::kernels is
+  /// empty and CompiledModule::emitted holds the specs. The IR (loweredIR)
+  /// is what a build would run, less the tile changes that follow ptxas
+  /// (narrower key tiles where a kernel spills), which compute the same.
+  bool compileKernels = true;
 };
 
 /// The kernels of a module, one per attn.flash, attn.flash_bwd and
 /// attn.kernel in op order, and the IR after the pipeline.
 struct CompiledModule {
   std::vector<std::shared_ptr<Kernel>> kernels;
+  /// With CompileOptions::compileKernels off: the specs emitted, one per
+  /// attn.flash, attn.flash_bwd and attn.kernel in op order, then those of
+  /// dynamic key lengths' long-key tiles. Empty otherwise.
+  std::vector<KernelSpec> emitted;
   std::string loweredIR;
   /// Remarks of the passes, e.g. why a chain was not fused ("file:line:col:
   /// remark: ...").
   std::vector<std::string> remarks;
-  double pipelineMs = 0; ///< parse + passes + emission
+  double pipelineMs = 0; ///< parse + passes + emission (+ build)
 };
 
 Result<CompiledModule> compileSource(Context &context, const std::string &mlir,

@@ -395,6 +395,25 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
           }
         flash.setConfigAttr(config);
       }
+  auto finish = [&]() -> CompiledModule {
+    compiled.remarks = diagnostics.remarks;
+    if (logEnabled())
+      for (const std::string &remark : compiled.remarks)
+        log(remark);
+    llvm::raw_string_ostream irStream(compiled.loweredIR);
+    module.print(irStream);
+    compiled.pipelineMs = std::chrono::duration<double, std::milli>(
+                              std::chrono::steady_clock::now() - start)
+                              .count();
+    return std::move(compiled);
+  };
+  // Emitted, not built: the pipeline and the emitters only (a CPU check of
+  // the IR, attn-run --no-compile). The cp.async fallbacks of persistent
+  // kernels, emitted once their kernel is built, are not.
+  if (!options.compileKernels) {
+    compiled.emitted = std::move(specs);
+    return finish();
+  }
   std::vector<std::optional<Result<std::shared_ptr<Kernel>>>> built =
       buildAll(context, specs);
   for (size_t i = 0; i < kernelOps.size(); ++i) {
@@ -459,16 +478,7 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
     compiled.kernels.push_back(*kernel);
   }
   // After the kernels: avoidSpills may change a config and remark on it.
-  compiled.remarks = diagnostics.remarks;
-  if (logEnabled())
-    for (const std::string &remark : compiled.remarks)
-      log(remark);
-  llvm::raw_string_ostream irStream(compiled.loweredIR);
-  module.print(irStream);
-  compiled.pipelineMs = std::chrono::duration<double, std::milli>(
-                            std::chrono::steady_clock::now() - start)
-                            .count();
-  return compiled;
+  return finish();
 }
 
 Result<CompiledModule> compileSource(Context &context, const std::string &text,

@@ -194,6 +194,42 @@ func.func @f(%q: tensor<1x2x64x64xbf16>, %k: tensor<1x2x64x64xbf16>, %v: tensor<
       << refused.status().toString();
 }
 
+TEST(Compile, WithoutKernelsEmitsAndBuildsNothing) {
+  // compileKernels off: the pipeline and the emitters run, NVRTC does not.
+  // A graph fuses into one attn.flash whose spec comes back unbuilt; an
+  // unfused one gives one spec per graph op.
+  const char *graph = R"(
+func.func @f(%q: tensor<1x2x64x64xbf16>, %k: tensor<1x2x64x64xbf16>, %v: tensor<1x2x64x64xbf16>) -> tensor<1x2x64x64xbf16> {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16> -> tensor<1x2x64x64xf32>
+  %t = attn.scale %s {factor = 0.125 : f32} : tensor<1x2x64x64xf32>
+  %p = attn.softmax %t {dim = 3} : tensor<1x2x64x64xf32> -> tensor<1x2x64x64xbf16>
+  %o = attn.matmul %p, %v : tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16> -> tensor<1x2x64x64xbf16>
+  return %o : tensor<1x2x64x64xbf16>
+})";
+  CompileOptions emitOnly;
+  emitOnly.compileKernels = false;
+  auto fused = compileSource(*memoryContext(), graph, emitOnly);
+  ASSERT_TRUE(fused.isOk()) << fused.status().toString();
+  EXPECT_TRUE(fused->kernels.empty());
+  ASSERT_EQ(fused->emitted.size(), 1u);
+  EXPECT_EQ(fused->emitted[0].name.rfind("attn_fwd_bf16_hd64_", 0), 0u)
+      << fused->emitted[0].name;
+  EXPECT_FALSE(fused->emitted[0].source.empty());
+  EXPECT_NE(fused->loweredIR.find("attn.flash"), std::string::npos);
+
+  emitOnly.unfused = true;
+  auto unfused = compileSource(*memoryContext(), graph, emitOnly);
+  ASSERT_TRUE(unfused.isOk()) << unfused.status().toString();
+  EXPECT_TRUE(unfused->kernels.empty());
+  EXPECT_EQ(unfused->emitted.size(), 4u);
+
+  // Built as usual, the specs stay empty.
+  auto built = compileSource(*memoryContext(), graph);
+  ASSERT_TRUE(built.isOk()) << built.status().toString();
+  EXPECT_EQ(built->kernels.size(), 1u);
+  EXPECT_TRUE(built->emitted.empty());
+}
+
 TEST(Compile, DynamicKeyLengthsGetASecondKernelForLongKeys) {
   // One compile for every length: 128-key tiles up to alignedKeysUpTo
   // keys, and the model's longest tile for longer launches beside them.

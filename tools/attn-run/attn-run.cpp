@@ -9,7 +9,9 @@
 // (--check), times them with CUDA events (--bench) and prints a per-kernel
 // profile (--profile). --backward compiles and runs the training step
 // (--attn-derive-backward) instead, checked against the reference's
-// evaluation of the step.
+// evaluation of the step. --check-ir compares the reference of the compiled
+// IR with the graph's on the CPU; --no-compile stops after the pipeline and
+// the emitters (no NVRTC), for sweeps of many graphs (scripts/gpu-diff.sh).
 //
 // The work is in lib/Run (AttnRun); this file is options and printing.
 //
@@ -55,6 +57,13 @@ cl::opt<bool> checkIROption(
     "check-ir",
     cl::desc("Compare the float64 reference of the compiled IR (fused or "
              "unfused) with that of the original graph; needs no GPU"),
+    cl::cat(category));
+cl::opt<bool> noCompileOption(
+    "no-compile",
+    cl::desc("Run the pipeline and emit each kernel's CUDA source, but "
+             "compile none (no NVRTC, no ptxas) and run nothing, even on a "
+             "GPU: with --check-ir, a CPU check of the pipeline alone, "
+             "seconds faster per kernel. Ends with 'no-compile report done'"),
     cl::cat(category));
 cl::opt<bool> benchOption("bench",
                           cl::desc("Time each kernel with CUDA events (median)"),
@@ -200,6 +209,15 @@ void printKernels(const attn::CompiledModule &compiled) {
   }
 }
 
+/// --no-compile: one row per emitted kernel.
+void printEmitted(const attn::CompiledModule &compiled) {
+  std::printf("%-58s %-8s %7s %7s  %s\n", "kernel", "variant", "threads",
+              "smem", "(emitted, not compiled)");
+  for (const attn::KernelSpec &s : compiled.emitted)
+    std::printf("%-58s %-8s %7d %7d\n", s.name.c_str(), s.variant.c_str(),
+                s.threads, s.sharedBytes);
+}
+
 /// --check: every output against the float64 reference; false on a FAIL.
 attn::Result<bool> printCheck(const attn::run::LoadedModule &loaded,
                               const attn::run::Execution &execution,
@@ -313,7 +331,11 @@ int main(int argc, char **argv) {
       "step instead: the forward and its derived backward. --bench times "
       "each kernel and the function's kernels back to back.\n\n"
       "Without a GPU, prints the compile-only report (variant, ptxas "
-      "resources, compile time, cache hit or miss) and exits 0.\n");
+      "resources, compile time, cache hit or miss) and exits 0. "
+      "--check-ir checks the pipeline on the CPU: the float64 reference of "
+      "the compiled IR against the graph's; with --no-compile no kernel is "
+      "compiled (a second or more each saved), as random-graph sweeps run "
+      "it.\n");
 
   bool bshd = layoutOption == "bshd";
   if (!bshd && layoutOption != "bhsd")
@@ -351,6 +373,10 @@ int main(int argc, char **argv) {
        !backwardVariantOption.empty() || !backwardTilesOption.empty()))
     return fail("--bias-grad, --deterministic, --backward-variant and "
                 "--backward-tiles apply to --backward");
+  if (noCompileOption && (checkOption || benchOption || profileOption ||
+                          batchInvariantOption || poisonPaddingOption))
+    return fail("--no-compile runs no kernel; --check, --bench, --profile, "
+                "--batch-invariant and --poison-padding need one");
   if (backwardOption && checkIROption)
     return fail("--check-ir compares the compiled IR with the original graph; "
                 "a training step (--backward) has no graph to compare with");
@@ -365,6 +391,7 @@ int main(int argc, char **argv) {
   compileOptions.blockN = blockNOption;
   compileOptions.numWarps = numWarpsOption;
   compileOptions.stages = stagesOption;
+  compileOptions.compileKernels = !noCompileOption;
   attn::Result<attn::CompiledModule> compiled =
       attn::compileModule(**ctx, *loaded->module, compileOptions);
   if (!compiled)
@@ -373,8 +400,13 @@ int main(int argc, char **argv) {
     std::printf("%s\n", remark.c_str());
   if (printIR)
     std::printf("%s\n", compiled->loweredIR.c_str());
-  printKernels(*compiled);
-  std::printf("pipeline + build: %.1f ms\n", compiled->pipelineMs);
+  if (noCompileOption) {
+    printEmitted(*compiled);
+    std::printf("pipeline + emission: %.1f ms\n", compiled->pipelineMs);
+  } else {
+    printKernels(*compiled);
+    std::printf("pipeline + build: %.1f ms\n", compiled->pipelineMs);
+  }
 
   // Inputs on the host (the reference's too): read and checked even
   // without a GPU, so that a bad --inputs is reported either way.
@@ -391,8 +423,8 @@ int main(int argc, char **argv) {
       return fail("--inputs has " + std::to_string(npyFiles.size()) +
                   " files for " + std::to_string(numArguments) + " arguments");
   }
-  if (device || !npyFiles.empty() || !setInputOption.empty() ||
-      checkIROption) {
+  if ((device && !noCompileOption) || !npyFiles.empty() ||
+      !setInputOption.empty() || checkIROption) {
     auto made = attn::run::makeInputs(loaded->func, npyFiles, rng);
     if (!made)
       return fail(made.status().message());
@@ -432,6 +464,10 @@ int main(int argc, char **argv) {
     }
   }
 
+  if (noCompileOption) {
+    std::printf("no-compile report done\n");
+    return 0;
+  }
   if (!device) {
     std::printf("no GPU: %s\ncompile-only report done\n",
                 device.status().message().c_str());
