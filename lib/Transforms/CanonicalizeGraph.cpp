@@ -42,9 +42,10 @@ struct AttnCanonicalizeGraphPass
     return success();
   }
 
-  void runOnOperation() override {
+  /// The ops nested in the pass's op, in program order, but those in
+  /// score_mod bodies; the ops holding the bodies are among them.
+  SmallVector<Operation *> collectGraphOps(bool countSkipped) {
     Operation *root = getOperation();
-    // In program order; a score_mod holder is in the list, its regions not.
     SmallVector<Operation *> ops;
     root->walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (op == root)
@@ -52,20 +53,34 @@ struct AttnCanonicalizeGraphPass
       ops.push_back(op);
       if (!holdsScoreModBody(op))
         return WalkResult::advance();
-      for (Region &region : op->getRegions())
-        numSkippedRegions += region.empty() ? 0 : 1;
+      if (countSkipped)
+        for (Region &region : op->getRegions())
+          numSkippedRegions += region.empty() ? 0 : 1;
       return WalkResult::skip();
     });
-    if (ops.empty())
-      return;
-    // Only these ops and the ones patterns create are visited: an op that
-    // changes puts its neighbours on the worklist, and the ones in a
-    // score_mod body stay off it. Folded constants go to the entry of the
-    // enclosing function, outside the bodies.
+    return ops;
+  }
+
+  void runOnOperation() override {
+    // Only the listed ops are visited, not even ones a pattern creates (a
+    // pattern that clones a score_mod holder creates the ops of its body
+    // too): rewrites put the listed neighbours of what they change back on
+    // the worklist, and new ops wait for the next round, which lists the
+    // graph anew. Folded constants go to the entry of the enclosing
+    // function, outside the bodies. Rounds as the canonicalizer iterates.
     GreedyRewriteConfig config;
-    config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
-    // As the canonicalizer: a rewrite that does not converge is no error.
-    (void)applyOpPatternsGreedily(ops, *patterns, config);
+    config.setStrictness(GreedyRewriteStrictness::ExistingOps);
+    constexpr int kMaxRounds = 10;
+    for (int round = 0; round < kMaxRounds; ++round) {
+      SmallVector<Operation *> ops = collectGraphOps(/*countSkipped=*/round == 0);
+      if (ops.empty())
+        return;
+      bool changed = false;
+      // As the canonicalizer: a rewrite that does not converge is no error.
+      (void)applyOpPatternsGreedily(ops, *patterns, config, &changed);
+      if (!changed)
+        return;
+    }
   }
 
   std::shared_ptr<const FrozenRewritePatternSet> patterns;
