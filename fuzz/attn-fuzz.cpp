@@ -24,7 +24,6 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -58,7 +57,7 @@ bool runChecked(ModuleOp module, std::unique_ptr<Pass> pass) {
 /// (A failing derive pass ends the backward pipeline: most inputs have no
 /// attn.flash to differentiate.)
 void compile(ModuleOp module, const mlir::attn::AttnPipelineOptions &options) {
-  if (!runChecked(module, createCanonicalizerPass()))
+  if (!runChecked(module, mlir::attn::createAttnCanonicalizeGraphPass()))
     return;
   if (options.unfused) {
     if (!runChecked(module, mlir::attn::createAttnLowerUnfusedPass()))
@@ -69,7 +68,7 @@ void compile(ModuleOp module, const mlir::attn::AttnPipelineOptions &options) {
     mlir::attn::AttnDeriveBackwardPassOptions derive;
     derive.biasGrad = options.biasGrad;
     if (!runChecked(module, mlir::attn::createAttnFusePass()) ||
-        !runChecked(module, createCanonicalizerPass()) ||
+        !runChecked(module, mlir::attn::createAttnCanonicalizeGraphPass()) ||
         (options.backward &&
          !runChecked(module, mlir::attn::createAttnDeriveBackwardPass(derive))) ||
         !runChecked(module, mlir::attn::createAttnSelectConfigPass(select)))

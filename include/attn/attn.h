@@ -32,8 +32,8 @@ namespace attn {
 inline const char *version() { return ATTN_VERSION; }
 
 struct CompileOptions {
-  /// Run canonicalize, attn-fuse and attn-select-config first (ops that
-  /// already carry a config keep it).
+  /// Run attn-canonicalize-graph, attn-fuse and attn-select-config first
+  /// (ops that already carry a config keep it).
   bool runPipeline = true;
   /// Overrides for attn-select-config: the kernel variant ("sm90ws",
   /// "sm90", "sm80"; empty: the cost model's choice) and the tiles (0: the

@@ -319,16 +319,36 @@ FailureOr<AttentionChain> matchChain(SoftmaxOp softmax, std::string &reason) {
     // `scores + bias` written as a tensor add (no broadcast: a full bias).
     if (auto add = dyn_cast<arith::AddFOp>(def);
         add && isa<RankedTensorType>(add.getType())) {
-      // The scores are the operand that leads back (through first operands)
-      // to the q @ k^T matmul; the other one is the bias.
+      // The scores are the operand that leads back to the q @ k^T matmul
+      // through ops this walk takes, each by the operand the walk follows
+      // (a select's true value, not its keep condition; either side of
+      // another bias add); the other one is the bias. Where both do, the
+      // lhs is taken.
       Value scores = add.getLhs(), bias = add.getRhs();
-      auto reachesMatmul = [](Value v) {
-        while (Operation *d = v.getDefiningOp()) {
+      auto reachesMatmul = [](Value start) {
+        SmallVector<Value> worklist{start};
+        llvm::SmallPtrSet<Operation *, 8> visited;
+        while (!worklist.empty()) {
+          Operation *d = worklist.pop_back_val().getDefiningOp();
+          if (!d || !visited.insert(d).second)
+            continue;
           if (isa<MatmulOp>(d))
             return true;
-          if (d->getNumOperands() == 0)
-            return false;
-          v = d->getOperand(0);
+          Value scaled;
+          if (isScoreCast(d))
+            worklist.push_back(d->getOperand(0));
+          else if (matchScaling(d, scaled))
+            worklist.push_back(scaled);
+          else if (auto a = dyn_cast<arith::AddFOp>(d);
+                   a && isa<RankedTensorType>(a.getType()))
+            worklist.append({a.getRhs(), a.getLhs()});
+          else if (auto s = dyn_cast<arith::SelectOp>(d);
+                   s && isa<RankedTensorType>(s.getType()))
+            worklist.push_back(s.getTrueValue());
+          else if (auto m = dyn_cast<MaskOp>(d))
+            worklist.push_back(m.getInput());
+          else if (auto sm = dyn_cast<ScoreModOp>(d))
+            worklist.push_back(sm.getInput());
         }
         return false;
       };

@@ -5,13 +5,14 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"
-#include "mlir/Transforms/Passes.h"
 
 namespace mlir::attn {
 
 void buildAttnPipeline(OpPassManager &pm, const AttnPipelineOptions &options) {
-  // Dead graph ops would count as extra users and block fusion.
-  pm.addPass(createCanonicalizerPass());
+  // Dead graph ops would count as extra users and block fusion. Not the
+  // canonicalizer: its folds inside score_mod bodies disagree with attn's
+  // semantics of their ops (atan2(0, 0), index_castui through i1).
+  pm.addPass(createAttnCanonicalizeGraphPass());
   AttnDeriveBackwardPassOptions derive;
   derive.biasGrad = options.biasGrad;
   if (options.unfused) {
@@ -22,7 +23,7 @@ void buildAttnPipeline(OpPassManager &pm, const AttnPipelineOptions &options) {
     return;
   }
   pm.addPass(createAttnFusePass());
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createAttnCanonicalizeGraphPass());
   if (options.backward)
     pm.addPass(createAttnDeriveBackwardPass(derive));
   AttnSelectConfigPassOptions select;
@@ -87,10 +88,10 @@ struct PipelineOptions : PassPipelineOptions<PipelineOptions> {
 void registerAttnPipelines() {
   PassPipelineRegistration<PipelineOptions>(
       "attn-pipeline",
-      "Fuse attention graphs and configure the fused kernels: canonicalize, "
-      "attn-fuse, canonicalize, (with backward) attn-derive-backward, "
-      "attn-select-config (or, with unfused, canonicalize, "
-      "attn-lower-unfused)",
+      "Fuse attention graphs and configure the fused kernels: "
+      "attn-canonicalize-graph, attn-fuse, attn-canonicalize-graph, (with "
+      "backward) attn-derive-backward, attn-select-config (or, with unfused, "
+      "attn-canonicalize-graph, attn-lower-unfused)",
       [](OpPassManager &pm, const PipelineOptions &options) {
         buildAttnPipeline(pm, makeAttnPipelineOptions(options.arch, options));
       });

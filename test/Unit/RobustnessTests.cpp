@@ -165,13 +165,18 @@ TEST(OnePlace, ThePipelineBuilderFusesOrLowers) {
   options.arch = "sm_80";
   options.blockM = 64;
   std::string fused = pipelineText(options);
-  EXPECT_TRUE(contains(fused, "canonicalize"));
+  // Not MLIR's canonicalizer (printed "canonicalize{...}"): it folds inside
+  // score_mod bodies against attn's semantics.
+  EXPECT_TRUE(contains(fused, "attn-canonicalize-graph")) << fused;
+  EXPECT_FALSE(contains(fused, "canonicalize{")) << fused;
   EXPECT_TRUE(contains(fused, "attn-fuse"));
   EXPECT_TRUE(contains(fused, "attn-select-config{arch=sm_80 backward-tiles= backward-variant= block-m=64"))
       << fused;
   options.unfused = true;
   std::string unfused = pipelineText(options);
   EXPECT_TRUE(contains(unfused, "attn-lower-unfused")) << unfused;
+  EXPECT_TRUE(contains(unfused, "attn-canonicalize-graph")) << unfused;
+  EXPECT_FALSE(contains(unfused, "canonicalize{")) << unfused;
   EXPECT_FALSE(contains(unfused, "attn-fuse")) << unfused;
 }
 

@@ -109,9 +109,9 @@ AttnPipelineOptions makeAttnPipelineOptions(llvm::StringRef arch,
   return pipeline;
 }
 
-/// Adds the pipeline to `pm`: canonicalize, then attn-fuse, canonicalize,
-/// (with `backward`) attn-derive-backward and attn-select-config, or
-/// attn-lower-unfused when `options.unfused`.
+/// Adds the pipeline to `pm`: attn-canonicalize-graph, then attn-fuse,
+/// attn-canonicalize-graph, (with `backward`) attn-derive-backward and
+/// attn-select-config, or attn-lower-unfused when `options.unfused`.
 void buildAttnPipeline(OpPassManager &pm, const AttnPipelineOptions &options);
 
 /// Registers --attn-pipeline.

@@ -5,6 +5,33 @@
 
 include "mlir/Pass/PassBase.td"
 
+def AttnCanonicalizeGraphPass : Pass<"attn-canonicalize-graph"> {
+  let summary = "Canonicalize the graph, leaving score_mod bodies as written";
+  let description = [{
+    Applies every loaded dialect's and registered op's canonicalization
+    patterns and folds, as `--canonicalize` does, to the ops of the graph:
+    all ops nested in the pass's op except those in the regions of
+    `attn.score_mod`, `attn.flash` and `attn.flash_bwd` (the score_mod
+    bodies and, of a flash_bwd, its derivative). The ops holding those
+    regions are canonicalized themselves (dead ones are erased).
+
+    A score_mod body means what lib/Reference and the CUDA emitter define
+    (ScoreModOps.h), which fixes values that MLIR's folders and patterns
+    treat otherwise: `math.atan2(0, 0)` is 0 and folds to NaN, an
+    `index_castui` through i1 and back is bit 0 of its operand and folds to
+    the operand, and folds may assume what MLIR leaves poison or undefined
+    (division by zero, shifts past the width) where attn defines a value.
+    So the bodies keep exactly the ops they were written with, and the
+    reference of the fused IR is that of the graph. The kernel compiler
+    folds the body's constants itself. Dead graph ops are erased, so that
+    they do not count as extra users and block fusion.
+  }];
+  let statistics = [
+    Statistic<"numSkippedRegions", "skipped-regions",
+              "Number of score_mod regions left as written">
+  ];
+}
+
 def AttnFusePass : Pass<"attn-fuse"> {
   let summary = "Fuse attention graphs into attn.flash";
   let description = [{
