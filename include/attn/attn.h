@@ -101,7 +101,9 @@ public:
   struct SdpaOptions {
     std::optional<float> scale; ///< default 1/sqrt(head dim)
     bool causal = false;
-    bool bottomRight = false;    ///< align causal/window to the bottom-right
+    /// Align causal/window to the bottom-right: with lengths, to each
+    /// sequence's last key lengths[b] - 1 (flash_attn's cache_seqlens).
+    bool bottomRight = false;
     int windowLeft = -1, windowRight = -1; ///< -1: unbounded
     std::optional<Tensor> lengths; ///< [B] i32: key padding
     std::optional<Tensor> keep;    ///< bool, broadcast to [B, Hq, Sq, Skv]

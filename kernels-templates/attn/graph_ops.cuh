@@ -72,9 +72,9 @@ template <class C> struct Map {
 
 /// attn.mask on a [batch, heads, queries, keys] score: the positional masks
 /// and key padding of the fused kernel (keyAllowed), a bool keep tensor, an
-/// additive bias. C: Shape, kCausal, kBottomRight, kWindow, kWindowLeft,
-/// kWindowRight, kKeyPadding, kKeep, kBias, kLengthsInput, kKeepInput,
-/// kBiasInput (operand slots), BiasElement.
+/// additive bias. C: Shape, kCausal, kBottomRight, kBottomRightTensor,
+/// kWindow, kWindowLeft, kWindowRight, kKeyPadding, kKeep, kBias,
+/// kLengthsInput, kKeepInput, kBiasInput (operand slots), BiasElement.
 template <class C>
 __device__ __forceinline__ float applyMask(float x, const GraphParams &p,
                                           const i64 (&idx)[4]) {
@@ -86,8 +86,12 @@ __device__ __forceinline__ float applyMask(float x, const GraphParams &p,
     const int *lengths = static_cast<const int *>(p.in[C::kLengthsInput]);
     kvEnd = min(kvEnd, max(lengths[b * p.in_strides[C::kLengthsInput][3]], 0));
   }
-  // Bottom-right aligns to each batch entry's own last key.
-  const int diagOffset = C::kBottomRight ? kvEnd - int(S::dim(2)) : 0;
+  // Bottom-right aligns to each batch entry's own last key, or with
+  // kBottomRightTensor to the tensor's.
+  const int diagOffset =
+      C::kBottomRight
+          ? (C::kBottomRightTensor ? int(S::dim(3)) : kvEnd) - int(S::dim(2))
+          : 0;
   bool ok = keyAllowed<C::kCausal, C::kWindow>(q, k, kvEnd, diagOffset,
                                               C::kWindowLeft, C::kWindowRight);
   if (C::kKeep)

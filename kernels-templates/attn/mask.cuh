@@ -5,8 +5,8 @@
 // score_mod, bias, the positional masks, keep). The backward
 // (flash_bwd.cuh) applies the same rules to its scores.
 //
-// The configuration C supplies kCausal, kBottomRight, kWindow, kKeyPadding,
-// kKeep, kBias, kScoreMod, kVarlen, kPaged, kPackGroup, BiasElement and
+// The configuration C supplies kCausal, kBottomRight, kBottomRightTensor,
+// kWindow, kKeyPadding, kKeep, kBias, kScoreMod, kVarlen, kPaged, kPackGroup, BiasElement and
 // scoreMod(). The launch's parameters P are FlashParams, or FlashBwdParams
 // for the backward: both have the fields read here (seq_q, seq_kv, lengths,
 // window_left, window_right, keep, bias and their strides,
@@ -102,8 +102,11 @@ template <class C> struct Mask {
     if (C::kKeyPadding)
       kvEnd = min(seqKV(p), max(p.lengths[b], 0));
     // Bottom-right: each sequence's own last key (with key padding, a
-    // padded cache's sequences end at their lengths).
-    diagOffset = C::kBottomRight ? kvEnd - seqQ(p) : 0;
+    // padded cache's sequences end at their lengths), or with
+    // kBottomRightTensor the last key of the tensor.
+    diagOffset =
+        C::kBottomRight ? (C::kBottomRightTensor ? seqKV(p) : kvEnd) - seqQ(p)
+                        : 0;
   }
 
   /// The sequence's queries and keys and where they start along the

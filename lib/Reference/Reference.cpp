@@ -284,9 +284,18 @@ struct MaskEval {
       biasSlice = bias->at(b, h);
     int64_t length =
         lengths ? static_cast<int64_t>(lengths->data[b]) : skv;
-    // Bottom-right: the batch entry's own last key.
-    int64_t offset =
-        kind.getBottomRight() ? std::clamp<int64_t>(length, 0, skv) - sq : 0;
+    // Bottom-right: the batch entry's own last key, or the tensor's.
+    int64_t offset = 0;
+    switch (kind.getAlignment()) {
+    case MaskAttr::Alignment::TopLeft:
+      break;
+    case MaskAttr::Alignment::BottomRightTensor:
+      offset = skv - sq;
+      break;
+    case MaskAttr::Alignment::BottomRightLength:
+      offset = std::clamp<int64_t>(length, 0, skv) - sq;
+      break;
+    }
     for (int64_t i = 0; i < sq; ++i)
       for (int64_t j = 0; j < skv; ++j) {
         double &x = s.at(i, j);

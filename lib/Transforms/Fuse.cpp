@@ -57,11 +57,17 @@ int64_t intersectBound(int64_t a, int64_t b) {
 }
 
 /// Combines two masks; fails (with `reason`) where one fused mask cannot say
-/// both.
+/// both. A bottom-right mask without key padding aligns to the tensor's keys;
+/// merged with a separate key-padding mask it stays there (bottom_right =
+/// tensor), where a bottom-right mask with key padding aligns to lengths.
 FailureOr<MaskAttr> mergeMasks(MaskAttr a, MaskAttr b, std::string &reason) {
   if (a.hasPositionalBound() && b.hasPositionalBound() &&
-      a.getBottomRight() != b.getBottomRight()) {
-    reason = "masks align to different corners (top-left and bottom-right)";
+      a.getAlignment() != b.getAlignment()) {
+    reason = a.getBottomRight() != b.getBottomRight()
+                 ? "masks align to different corners (top-left and "
+                   "bottom-right)"
+                 : "bottom-right masks align to different key counts (the "
+                   "tensor's and the lengths of key padding)";
     return failure();
   }
   if ((a.getKeyPadding() && b.getKeyPadding()) || (a.getKeep() && b.getKeep()) ||
@@ -69,12 +75,17 @@ FailureOr<MaskAttr> mergeMasks(MaskAttr a, MaskAttr b, std::string &reason) {
     reason = "two masks each need a tensor operand of the same kind";
     return failure();
   }
+  MaskAttr positional = a.hasPositionalBound() ? a : b;
+  bool keyPadding = a.getKeyPadding() || b.getKeyPadding();
+  bool alignsToTensor =
+      keyPadding &&
+      positional.getAlignment() == MaskAttr::Alignment::BottomRightTensor;
   return MaskAttr::get(a.getContext(), a.getCausal() || b.getCausal(),
                        a.getBottomRight() || b.getBottomRight(),
                        intersectBound(a.getWindowLeft(), b.getWindowLeft()),
                        intersectBound(a.getWindowRight(), b.getWindowRight()),
-                       a.getKeyPadding() || b.getKeyPadding(),
-                       a.getKeep() || b.getKeep(), a.getBias() || b.getBias());
+                       keyPadding, a.getKeep() || b.getKeep(),
+                       a.getBias() || b.getBias(), alignsToTensor);
 }
 
 /// True for an elementwise float cast on tensors, which fusion drops: the

@@ -893,7 +893,10 @@ def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scal
     (e.g. BSHD memory viewed as BHSD). attn_mask: bool (True takes part) or
     float (added), broadcastable to (B, Hq, L, S), on the same device. Beyond
     torch: window=(left, right) sliding window, bottom_right to align
-    causal/window to the last query, lengths (B,) int32 key padding,
+    causal/window to the last query, lengths (B,) int32 key padding (with
+    bottom_right, each sequence's last query sees its key lengths[b] - 1,
+    flash_attn's cache_seqlens; a graph aligned to the tensor's S instead
+    fuses to #attn.mask<bottom_right = tensor, key_padding>),
     score_mod (an MLIR region body, see softcap and alibi),
     score_mod_captures (up to 4 CUDA tensors of float32, float16, bfloat16,
     bool, int32 or int64 that the body reads as %capture0.. with

@@ -128,6 +128,22 @@ func.func @different_corners(%q: tensor<1x2x16x16xbf16>, %k: tensor<1x2x32x16xbf
 
 // -----
 
+// A bottom-right window without key padding aligns to the tensor's 32 keys;
+// one with key padding aligns to lengths: no one fused mask says both.
+// CHECK-LABEL: func @bottom_right_two_key_counts
+// CHECK-NOT: attn.flash
+func.func @bottom_right_two_key_counts(%q: tensor<2x2x16x16xbf16>, %k: tensor<2x2x32x16xbf16>, %v: tensor<2x2x32x16xbf16>, %len: tensor<2xi32>) -> tensor<2x2x16x16xbf16> {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<2x2x16x16xbf16>, tensor<2x2x32x16xbf16> -> tensor<2x2x16x32xf32>
+  %a = attn.mask %s {kind = #attn.mask<causal, bottom_right>} : tensor<2x2x16x32xf32>
+  %b = attn.mask %a lengths(%len : tensor<2xi32>) {kind = #attn.mask<window = [4, 0], bottom_right, key_padding>} : tensor<2x2x16x32xf32>
+  // expected-remark @+1 {{attention chain not fused: bottom-right masks align to different key counts (the tensor's and the lengths of key padding)}}
+  %p = attn.softmax %b {dim = 3} : tensor<2x2x16x32xf32> -> tensor<2x2x16x32xbf16>
+  %o = attn.matmul %p, %v : tensor<2x2x16x32xbf16>, tensor<2x2x32x16xbf16> -> tensor<2x2x16x16xbf16>
+  return %o : tensor<2x2x16x16xbf16>
+}
+
+// -----
+
 // CHECK-LABEL: func @two_padding_masks
 // CHECK-NOT: attn.flash
 func.func @two_padding_masks(%q: tensor<2x2x16x16xbf16>, %k: tensor<2x2x16x16xbf16>, %v: tensor<2x2x16x16xbf16>, %l0: tensor<2xi32>, %l1: tensor<2xi32>) -> tensor<2x2x16x16xbf16> {

@@ -98,6 +98,45 @@ func.func @causal_then_padding(%q: tensor<2x2x32x64xbf16>, %k: tensor<2x2x32x64x
 
 // -----
 
+// A bottom-right mask without key padding aligns to the tensor's keys, and a
+// separate key-padding mask then hides keys past lengths: the fused mask
+// keeps that alignment (bottom_right = tensor), in either order. With both
+// in one attn.mask the alignment is to lengths (plain bottom_right).
+// CHECK-LABEL: func @bottom_right_then_padding
+// CHECK: attn.flash %arg0, %arg1, %arg2 lengths(%arg3 : tensor<2xi32>) {mask = #attn.mask<window = [2, 0], bottom_right = tensor, key_padding>, scale = 1.250000e-01 : f32}
+// CHECK-LABEL: func @padding_then_bottom_right
+// CHECK: attn.flash %arg0, %arg1, %arg2 lengths(%arg3 : tensor<2xi32>) {mask = #attn.mask<causal, bottom_right = tensor, key_padding>, scale = 1.250000e-01 : f32}
+// CHECK-LABEL: func @bottom_right_with_padding
+// CHECK: attn.flash %arg0, %arg1, %arg2 lengths(%arg3 : tensor<2xi32>) {mask = #attn.mask<causal, bottom_right, key_padding>, scale = 1.250000e-01 : f32}
+func.func @bottom_right_then_padding(%q: tensor<2x2x4x64xbf16>, %k: tensor<2x2x40x64xbf16>, %v: tensor<2x2x40x64xbf16>, %len: tensor<2xi32>) -> tensor<2x2x4x64xbf16> {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<2x2x4x64xbf16>, tensor<2x2x40x64xbf16> -> tensor<2x2x4x40xf32>
+  %t = attn.scale %s {factor = 0.125 : f32} : tensor<2x2x4x40xf32>
+  %a = attn.mask %t {kind = #attn.mask<window = [2, 0], bottom_right>} : tensor<2x2x4x40xf32>
+  %b = attn.mask %a lengths(%len : tensor<2xi32>) {kind = #attn.mask<key_padding>} : tensor<2x2x4x40xf32>
+  %p = attn.softmax %b {dim = 3} : tensor<2x2x4x40xf32> -> tensor<2x2x4x40xbf16>
+  %o = attn.matmul %p, %v : tensor<2x2x4x40xbf16>, tensor<2x2x40x64xbf16> -> tensor<2x2x4x64xbf16>
+  return %o : tensor<2x2x4x64xbf16>
+}
+func.func @padding_then_bottom_right(%q: tensor<2x2x4x64xbf16>, %k: tensor<2x2x40x64xbf16>, %v: tensor<2x2x40x64xbf16>, %len: tensor<2xi32>) -> tensor<2x2x4x64xbf16> {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<2x2x4x64xbf16>, tensor<2x2x40x64xbf16> -> tensor<2x2x4x40xf32>
+  %t = attn.scale %s {factor = 0.125 : f32} : tensor<2x2x4x40xf32>
+  %a = attn.mask %t lengths(%len : tensor<2xi32>) {kind = #attn.mask<key_padding>} : tensor<2x2x4x40xf32>
+  %b = attn.mask %a {kind = #attn.mask<causal, bottom_right>} : tensor<2x2x4x40xf32>
+  %p = attn.softmax %b {dim = 3} : tensor<2x2x4x40xf32> -> tensor<2x2x4x40xbf16>
+  %o = attn.matmul %p, %v : tensor<2x2x4x40xbf16>, tensor<2x2x40x64xbf16> -> tensor<2x2x4x64xbf16>
+  return %o : tensor<2x2x4x64xbf16>
+}
+func.func @bottom_right_with_padding(%q: tensor<2x2x4x64xbf16>, %k: tensor<2x2x40x64xbf16>, %v: tensor<2x2x40x64xbf16>, %len: tensor<2xi32>) -> tensor<2x2x4x64xbf16> {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<2x2x4x64xbf16>, tensor<2x2x40x64xbf16> -> tensor<2x2x4x40xf32>
+  %t = attn.scale %s {factor = 0.125 : f32} : tensor<2x2x4x40xf32>
+  %a = attn.mask %t lengths(%len : tensor<2xi32>) {kind = #attn.mask<causal, bottom_right, key_padding>} : tensor<2x2x4x40xf32>
+  %p = attn.softmax %a {dim = 3} : tensor<2x2x4x40xf32> -> tensor<2x2x4x40xbf16>
+  %o = attn.matmul %p, %v : tensor<2x2x4x40xbf16>, tensor<2x2x40x64xbf16> -> tensor<2x2x4x64xbf16>
+  return %o : tensor<2x2x4x64xbf16>
+}
+
+// -----
+
 // Two windows intersect.
 // CHECK-LABEL: func @windows_intersect
 // CHECK: attn.flash %arg0, %arg1, %arg2 {mask = #attn.mask<causal, window = [64, 8]>, scale = 1.000000e+00 : f32}

@@ -41,6 +41,9 @@ struct KernelSpec {
   int headsQ = 0, headsKV = 0;
   bool transposeK = false;
   bool causal = false, bottomRight = false, window = false;
+  /// bottom_right = tensor: the diagonal follows seqKV, not key padding's
+  /// lengths (#attn.mask).
+  bool bottomRightTensor = false;
   int windowLeft = -1, windowRight = -1;
   bool keyPadding = false, keep = false, bias = false, scoreMod = false;
   int scoreModCaptures = 0; ///< tensors the score_mod reads (FlashArgs)

@@ -45,6 +45,7 @@ LogicalResult mlir::attn::detail::setMask(Operation *op, MaskAttr mask,
                                           ::attn::KernelSpec &spec) {
   spec.causal = mask.getCausal();
   spec.bottomRight = mask.getBottomRight();
+  spec.bottomRightTensor = mask.getAlignsToTensor();
   spec.window = mask.hasWindow();
   spec.windowLeft = mask.getWindowLeft();
   spec.windowRight = mask.getWindowRight();
@@ -74,6 +75,8 @@ void mlir::attn::detail::printSharedConfig(const ::attn::KernelSpec &spec,
      << "  static constexpr bool kCausal = " << boolText(spec.causal) << ";\n"
      << "  static constexpr bool kBottomRight = " << boolText(spec.bottomRight)
      << ";\n"
+     << "  static constexpr bool kBottomRightTensor = "
+     << boolText(spec.bottomRightTensor) << ";\n"
      << "  static constexpr bool kWindow = " << boolText(spec.window) << ";\n"
      << "  static constexpr bool kKeyPadding = " << boolText(spec.keyPadding)
      << ";\n"
@@ -81,6 +84,18 @@ void mlir::attn::detail::printSharedConfig(const ::attn::KernelSpec &spec,
      << "  static constexpr bool kBias = " << boolText(spec.bias) << ";\n"
      << "  static constexpr bool kScoreMod = " << boolText(spec.scoreMod)
      << ";\n";
+}
+
+std::string
+mlir::attn::detail::positionalMaskName(const ::attn::KernelSpec &spec) {
+  std::string alignment =
+      spec.bottomRight ? (spec.bottomRightTensor ? "brt" : "br") : "";
+  std::string name;
+  if (spec.causal)
+    name += "_causal" + alignment;
+  if (spec.window)
+    name += "_window" + (spec.causal ? std::string() : alignment);
+  return name;
 }
 
 namespace {
@@ -94,10 +109,7 @@ std::string kernelName(const ::attn::KernelSpec &spec) {
     name += "x" + std::to_string(spec.headDimV);
   if (spec.transposeK)
     name += "_kt";
-  if (spec.causal)
-    name += spec.bottomRight ? "_causalbr" : "_causal";
-  if (spec.window)
-    name += spec.bottomRight && !spec.causal ? "_windowbr" : "_window";
+  name += positionalMaskName(spec);
   if (spec.keyPadding)
     name += "_padded";
   if (spec.keep)

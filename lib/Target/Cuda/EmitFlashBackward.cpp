@@ -29,10 +29,7 @@ std::string backwardKernelName(const ::attn::KernelSpec &spec) {
     name += "x" + std::to_string(spec.headDimV);
   if (spec.headsQ != spec.headsKV)
     name += "_gqa" + std::to_string(spec.headsQ / spec.headsKV);
-  if (spec.causal)
-    name += spec.bottomRight ? "_causalbr" : "_causal";
-  if (spec.window)
-    name += spec.bottomRight && !spec.causal ? "_windowbr" : "_window";
+  name += positionalMaskName(spec);
   if (spec.keyPadding)
     name += "_padded";
   if (spec.keep)

@@ -139,6 +139,7 @@ FailureOr<Emission> emitMask(MaskOp mask, const Shape4 &shape) {
   os << "  using BiasElement = " << templateElement(biasElement) << ";\n"
      << "  static constexpr bool kCausal = " << boolText(kind.getCausal()) << ";\n"
      << "  static constexpr bool kBottomRight = " << boolText(kind.getBottomRight()) << ";\n"
+     << "  static constexpr bool kBottomRightTensor = " << boolText(kind.getAlignsToTensor()) << ";\n"
      << "  static constexpr bool kWindow = " << boolText(kind.hasWindow()) << ";\n"
      << "  static constexpr int kWindowLeft = " << kind.getWindowLeft() << ";\n"
      << "  static constexpr int kWindowRight = " << kind.getWindowRight() << ";\n"
@@ -156,6 +157,7 @@ FailureOr<Emission> emitMask(MaskOp mask, const Shape4 &shape) {
   for (auto [on, name] :
        {std::pair<bool, const char *>{kind.getCausal(), "_causal"},
         {kind.getBottomRight(), "br"},
+        {kind.getAlignsToTensor(), "t"},
         {kind.hasWindow(), "_window"},
         {kind.getKeyPadding(), "_padded"},
         {kind.getKeep(), "_keep"},

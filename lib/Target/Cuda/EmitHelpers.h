@@ -64,6 +64,10 @@ LogicalResult setMask(Operation *op, MaskAttr mask, Value bias,
 /// items and score_mod flag that the mask policy (mask.cuh) reads.
 void printSharedConfig(const ::attn::KernelSpec &spec, raw_ostream &os);
 
+/// The kernel-name part of the positional masks: _causal, _causalbr (and
+/// _causalbrt with bottom_right = tensor), _window, _windowbr.
+std::string positionalMaskName(const ::attn::KernelSpec &spec);
+
 } // namespace mlir::attn::detail
 
 #endif // ATTN_LIB_TARGET_CUDA_EMITHELPERS_H

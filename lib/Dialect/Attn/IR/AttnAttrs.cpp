@@ -31,7 +31,7 @@ void AttnDialect::registerAttributes() {
 
 Attribute MaskAttr::parse(AsmParser &parser, Type) {
   bool causal = false, bottomRight = false, keyPadding = false, keep = false,
-       bias = false;
+       bias = false, alignsToTensor = false;
   int64_t windowLeft = -1, windowRight = -1;
   bool sawWindow = false;
 
@@ -49,8 +49,23 @@ Attribute MaskAttr::parse(AsmParser &parser, Type) {
     };
     if (keyword == "causal")
       return setOnce(causal);
-    if (keyword == "bottom_right")
-      return setOnce(bottomRight);
+    if (keyword == "bottom_right") {
+      if (setOnce(bottomRight))
+        return failure();
+      if (failed(parser.parseOptionalEqual()))
+        return success();
+      SMLoc alignLoc = parser.getCurrentLocation();
+      StringRef alignment;
+      if (parser.parseKeyword(&alignment))
+        return failure();
+      if (alignment != "tensor")
+        return parser.emitError(alignLoc)
+               << "unknown bottom_right alignment '" << alignment
+               << "'; expected 'tensor' (plain bottom_right aligns to each "
+                  "sequence's length)";
+      alignsToTensor = true;
+      return success();
+    }
     if (keyword == "key_padding")
       return setOnce(keyPadding);
     if (keyword == "keep")
@@ -83,7 +98,7 @@ Attribute MaskAttr::parse(AsmParser &parser, Type) {
   }
   return parser.getChecked<MaskAttr>(parser.getContext(), causal, bottomRight,
                                      windowLeft, windowRight, keyPadding, keep,
-                                     bias);
+                                     bias, alignsToTensor);
 }
 
 void MaskAttr::print(AsmPrinter &printer) const {
@@ -94,7 +109,8 @@ void MaskAttr::print(AsmPrinter &printer) const {
     items.push_back("window = [" + std::to_string(getWindowLeft()) + ", " +
                     std::to_string(getWindowRight()) + "]");
   if (getBottomRight())
-    items.push_back("bottom_right");
+    items.push_back(getAlignsToTensor() ? "bottom_right = tensor"
+                                        : "bottom_right");
   if (getKeyPadding())
     items.push_back("key_padding");
   if (getKeep())
@@ -109,7 +125,8 @@ void MaskAttr::print(AsmPrinter &printer) const {
 LogicalResult
 MaskAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
                  bool causal, bool bottomRight, int64_t windowLeft,
-                 int64_t windowRight, bool, bool, bool) {
+                 int64_t windowRight, bool keyPadding, bool, bool,
+                 bool alignsToTensor) {
   if (windowLeft < -1 || windowRight < -1)
     return emitError() << "window bounds must be -1 (unbounded) or >= 0, got ["
                        << windowLeft << ", " << windowRight << "]";
@@ -122,6 +139,12 @@ MaskAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
   if (bottomRight && !causal && !window)
     return emitError()
            << "bottom_right aligns causal or window, but the mask has neither";
+  if (alignsToTensor && !bottomRight)
+    return emitError() << "a tensor alignment needs bottom_right";
+  // Without key padding every sequence has the tensor's keys: one spelling.
+  if (alignsToTensor && !keyPadding)
+    return emitError() << "bottom_right = tensor differs from bottom_right "
+                          "only with key_padding; drop '= tensor'";
   return success();
 }
 

@@ -737,7 +737,8 @@ struct DropCausalOfOneQuery : OpRewritePattern<FlashOp> {
     MaskAttr rest = MaskAttr::get(
         op.getContext(), /*causal=*/false, mask.hasWindow(),
         mask.getWindowLeft(), mask.getWindowRight(), mask.getKeyPadding(),
-        mask.getKeep(), mask.getBias());
+        mask.getKeep(), mask.getBias(),
+        mask.hasWindow() && mask.getAlignsToTensor());
     rewriter.modifyOpInPlace(
         op, [&] { op.setMaskAttr(rest.isEmpty() ? MaskAttr() : rest); });
     return success();

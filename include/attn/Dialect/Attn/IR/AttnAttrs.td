@@ -26,6 +26,10 @@ def Attn_MaskAttr : Attn_Attr<"Mask", "mask"> {
     - `window = [L, R]`: keep `diag(i) - L <= j <= diag(i) + R`; `-1` leaves
       that side unbounded.
     - `bottom_right`: aligns `causal` and `window` to the bottom-right corner.
+    - `bottom_right = tensor` (with `key_padding` only): aligns to the score
+      tensor's `Skv` even though `key_padding` hides the keys past
+      `lengths[b]`, as a graph means with a bottom-right mask and a separate
+      key-padding mask (attn-fuse merges them into this).
     - `key_padding`: keep `j < lengths[b]` (a `lengths` operand).
     - `keep`: keep where a boolean tensor is true (a `keep` operand,
       broadcast to the score shape).
@@ -35,6 +39,7 @@ def Attn_MaskAttr : Attn_Attr<"Mask", "mask"> {
     #attn.mask<causal>
     #attn.mask<causal, bottom_right>
     #attn.mask<window = [256, 0], key_padding>
+    #attn.mask<causal, bottom_right = tensor, key_padding>
     ```
   }];
   let parameters = (ins
@@ -44,10 +49,17 @@ def Attn_MaskAttr : Attn_Attr<"Mask", "mask"> {
     DefaultValuedParameter<"int64_t", "-1">:$windowRight,
     DefaultValuedParameter<"bool", "false">:$keyPadding,
     DefaultValuedParameter<"bool", "false">:$keep,
-    DefaultValuedParameter<"bool", "false">:$bias);
+    DefaultValuedParameter<"bool", "false">:$bias,
+    DefaultValuedParameter<"bool", "false">:$alignsToTensor);
   let builders = [
     AttrBuilder<(ins), [{
-      return $_get($_ctxt, false, false, -1, -1, false, false, false);
+      return $_get($_ctxt, false, false, -1, -1, false, false, false, false);
+    }]>,
+    AttrBuilder<(ins "bool":$causal, "bool":$bottomRight,
+                     "int64_t":$windowLeft, "int64_t":$windowRight,
+                     "bool":$keyPadding, "bool":$keep, "bool":$bias), [{
+      return $_get($_ctxt, causal, bottomRight, windowLeft, windowRight,
+                   keyPadding, keep, bias, /*alignsToTensor=*/false);
     }]>
   ];
   let hasCustomAssemblyFormat = 1;
@@ -64,6 +76,19 @@ def Attn_MaskAttr : Attn_Attr<"Mask", "mask"> {
     }
     /// True if whole key tiles can be skipped from indices alone.
     bool hasPositionalBound() const { return getCausal() || hasWindow(); }
+    /// Where causal and window put the diagonal of query i.
+    enum class Alignment {
+      TopLeft,           ///< key i
+      BottomRightTensor, ///< key i + Skv - Sq
+      BottomRightLength, ///< key i + min(lengths[b], Skv) - Sq
+    };
+    Alignment getAlignment() const {
+      if (!getBottomRight())
+        return Alignment::TopLeft;
+      return getKeyPadding() && !getAlignsToTensor()
+                 ? Alignment::BottomRightLength
+                 : Alignment::BottomRightTensor;
+    }
   }];
 }
 
