@@ -675,6 +675,19 @@ class Case:
                 merged[-1] = ("mask", items, operands)
             else:
                 merged.append((piece[0], piece[1], [piece[2]] if piece[2] else []))
+        # Bottom-right items in an attn.mask with key_padding align to lengths,
+        # in one without it to the tensor's keys: a graph with both has two
+        # diagonals, which no fused mask says. Key padding joins either every
+        # positional item or none.
+        if self.bottom_right and self.key_padding:
+            for i, (kind, items, operands) in enumerate(merged):
+                if ("key_padding" in items and
+                        0 < len(set(items) & set(self.positional)) < len(self.positional)):
+                    lengths = [o for o in operands if o[0] == "lengths"]
+                    merged[i] = (kind, [x for x in items if x != "key_padding"],
+                                 [o for o in operands if o[0] != "lengths"])
+                    merged.insert(i + 1, ("mask", ["key_padding"], lengths))
+                    break
         for kind, items, operands in merged:
             t = fresh()
             if kind == "select":
