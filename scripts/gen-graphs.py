@@ -681,7 +681,7 @@ class Case:
         # positional item or none.
         if self.bottom_right and self.key_padding:
             for i, (kind, items, operands) in enumerate(merged):
-                if ("key_padding" in items and
+                if (items and "key_padding" in items and
                         0 < len(set(items) & set(self.positional)) < len(self.positional)):
                     lengths = [o for o in operands if o[0] == "lengths"]
                     merged[i] = (kind, [x for x in items if x != "key_padding"],
