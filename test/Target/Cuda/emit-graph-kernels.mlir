@@ -35,6 +35,7 @@
 // CHECK: using BiasElement = attn::BF16;
 // CHECK-NEXT: static constexpr bool kCausal = true;
 // CHECK-NEXT: static constexpr bool kBottomRight = true;
+// CHECK-NEXT: static constexpr bool kBottomRightTensor = false;
 // CHECK-NEXT: static constexpr bool kWindow = true;
 // CHECK-NEXT: static constexpr int kWindowLeft = 16;
 // CHECK-NEXT: static constexpr int kWindowRight = -1;
