@@ -52,22 +52,6 @@ Status corrupt(const std::string &why) {
   return Status(StatusCode::IoError, why);
 }
 
-Status makeDirectories(const std::string &path) {
-  std::string prefix;
-  std::stringstream parts(path);
-  std::string part;
-  if (!path.empty() && path[0] == '/')
-    prefix = "/";
-  while (std::getline(parts, part, '/')) {
-    if (part.empty())
-      continue;
-    prefix += part + "/";
-    if (mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST)
-      return Status(StatusCode::IoError, "cannot create cache directory " +
-                                             prefix + ": " + std::strerror(errno));
-  }
-  return Status::ok();
-}
 
 /// An exclusive flock held for the lifetime of the object.
 class FileLock {
@@ -92,6 +76,28 @@ private:
 };
 
 } // namespace
+
+Status makeDirectories(const std::string &path, const std::string &what) {
+  std::string prefix;
+  std::stringstream parts(path);
+  std::string part;
+  if (!path.empty() && path[0] == '/')
+    prefix = "/";
+  while (std::getline(parts, part, '/')) {
+    if (part.empty())
+      continue;
+    prefix += part + "/";
+    if (mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST)
+      return Status(StatusCode::IoError, "cannot create " + what + " " +
+                                             prefix + ": " + std::strerror(errno));
+  }
+  struct stat info;
+  if (stat(path.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))
+    return Status(StatusCode::IoError,
+                  "cannot create " + what + " " + path + ": not a directory");
+  return Status::ok();
+}
+
 
 const char *cacheOutcomeName(CacheOutcome outcome) {
   switch (outcome) {
@@ -311,7 +317,7 @@ Cache::readDisk(const std::string &path, const std::string &key) {
 
 Status Cache::writeDisk(const std::string &path, const std::string &key,
                         const CacheEntry &entry) {
-  Status made = makeDirectories(directory_);
+  Status made = makeDirectories(directory_, "cache directory");
   if (!made)
     return made;
   std::ostringstream tmpName;
@@ -362,7 +368,7 @@ Cache::getOrCompile(const std::string &key, const Compile &compile,
   }
   std::string path = pathFor(key);
   std::unique_ptr<FileLock> fileLock;
-  if (!path.empty() && makeDirectories(directory_))
+  if (!path.empty() && makeDirectories(directory_, "cache directory"))
     fileLock = std::make_unique<FileLock>(path + ".lock");
 
   std::shared_ptr<const CacheEntry> entry;

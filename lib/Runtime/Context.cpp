@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -69,19 +70,39 @@ Result<std::unique_ptr<Context>> Context::create(const Options &options) {
 }
 
 /// Writes the source, NVRTC log and cubin of a kernel under $ATTN_DUMP_DIR,
-/// if set (cuobjdump --dump-sass reads the cubin).
-static void dumpIfAsked(const KernelSpec &spec, const NvrtcOutput *output) {
+/// creating the folder (cuobjdump --dump-sass reads the cubin). Dumps asked
+/// for that cannot be written are an error, not a run that silently dumps
+/// nothing.
+static Status dumpIfAsked(const KernelSpec &spec, const NvrtcOutput *output) {
   const char *dir = std::getenv("ATTN_DUMP_DIR");
   if (!dir)
-    return;
+    return Status::ok();
+  if (!*dir)
+    return Status(StatusCode::InvalidArgument,
+                  "ATTN_DUMP_DIR is set but empty; name a folder or unset it");
+  if (Status made = makeDirectories(dir, "ATTN_DUMP_DIR folder"); !made)
+    return made;
   std::string base = std::string(dir) + "/" + spec.name;
-  std::ofstream(base + ".cu") << spec.source;
-  if (output) {
-    std::ofstream(base + ".log") << output->log;
-    std::ofstream(base + ".cubin", std::ios::binary) << output->cubin;
-    if (!output->ptx.empty())
-      std::ofstream(base + ".ptx") << output->ptx;
-  }
+  auto write = [&](const std::string &path, const std::string &bytes) {
+    std::ofstream file(path, std::ios::binary);
+    file << bytes;
+    file.close();
+    if (!file)
+      return Status(StatusCode::IoError, "ATTN_DUMP_DIR: cannot write " + path +
+                                             ": " + std::strerror(errno));
+    return Status::ok();
+  };
+  if (Status written = write(base + ".cu", spec.source); !written)
+    return written;
+  if (!output)
+    return Status::ok();
+  if (Status written = write(base + ".log", output->log); !written)
+    return written;
+  if (Status written = write(base + ".cubin", output->cubin); !written)
+    return written;
+  if (!output->ptx.empty())
+    return write(base + ".ptx", output->ptx);
+  return Status::ok();
 }
 
 Result<std::shared_ptr<Kernel>> Context::build(const KernelSpec &spec) {
@@ -129,13 +150,15 @@ Context::build(const std::string &arch, Cache &cache, const KernelSpec &spec) {
   kernel->spec_ = spec;
   kernel->arch_ = arch;
   kernel->cacheKey_ = key;
-  dumpIfAsked(spec, nullptr);
+  if (Status dumped = dumpIfAsked(spec, nullptr); !dumped)
+    return dumped;
   auto compile = [&]() -> Result<CacheEntry> {
     Result<NvrtcOutput> out =
         (*nvrtc)->compile(spec.source, spec.name + ".cu", spec.name, arch);
     if (!out)
       return out.status();
-    dumpIfAsked(spec, &*out);
+    if (Status dumped = dumpIfAsked(spec, &*out); !dumped)
+      return dumped;
     CacheEntry entry;
     entry.cubin = std::move(out->cubin);
     entry.log = std::move(out->log);

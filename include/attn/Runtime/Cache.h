@@ -35,6 +35,10 @@ uint64_t hashBytes(const std::string &bytes,
 std::string makeCacheKey(const std::string &readableName,
                          std::initializer_list<std::string> parts);
 
+/// Creates `path` and its parents (mode 0755) unless they exist; the error
+/// names `what` the folder is for ("cache directory") and the OS's reason.
+Status makeDirectories(const std::string &path, const std::string &what);
+
 /// Checks that `cubin` is what the CUDA driver loads: a 64-bit
 /// little-endian ELF file for EM_CUDA, at most Cache::kMaxEntryBytes.
 Status validateCubin(const std::string &cubin);
