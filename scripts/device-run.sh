@@ -5,7 +5,7 @@
 #                         [python-backward] [overhead] [multigpu] [bench] [decode]
 #                         [decode-tiles] [serving] [bench-backward] [sass] [tiles]
 #                         [splits] [count]
-#                         [gpu-diff] [ncu] [time]
+#                         [gpu-diff] [ncu] [ncu-peers] [time]
 # backward: the backward's GPU cases (test/GPU/backward) and its launch and
 # determinism tests (AttnGPUTests Backward*).
 # python-backward: attn.sdpa under torch.autograd (python/tests/test_backward.py:
@@ -13,7 +13,8 @@
 # bench-backward: bench/bench.py --backward (attn's backward against torch's
 # flash and cuDNN ones; BENCH_ARGS too).
 # ncu: Nsight Compute on the prefill shapes of bench/shapes (NCU_CASES picks
-# files, NCU_FLAGS adds attn-run flags); time: attn-run --bench on them.
+# files, NCU_FLAGS adds attn-run flags); ncu-peers: the same sections on
+# cuDNN's kernel (NCU_PEER_SHAPES); time: attn-run --bench on them.
 # gpu-diff: SEED and COUNT random graphs (scripts/gen-graphs.py) checked
 # against the float64 reference; failures land in $OUT/gpu-diff-failures.
 # Logs go to $OUT (or /tmp/attn-device). Nothing here needs LLVM. The Python
@@ -192,7 +193,8 @@ for step in "${steps[@]}"; do
     timeout 300 python3 "$root/bench/splits.py" 2>&1 | tee "$out/splits.log"
     ;;
   gpu-diff)
-    SEED=${SEED:-1} COUNT=${COUNT:-60} OUT=$out "$root/scripts/gpu-diff.sh" "$build" 2>&1 |
+    # GPU_DIFF_BUDGET_S: graphs not started by then are skipped and counted.
+    SEED=${SEED:-1} COUNT=${COUNT:-60} OUT=$out ATTN_GPU_TEST_BUDGET_S=${GPU_DIFF_BUDGET_S:-} "$root/scripts/gpu-diff.sh" "$build" 2>&1 |
       tee "$out/gpu-diff.log"
     ;;
   ncu)
@@ -208,6 +210,26 @@ for step in "${steps[@]}"; do
       grep -E "Duration|Compute \(SM\) Throughput|Issue Slots Busy|Stall|Warp Cycles Per Issued|No Eligible|Registers Per|Grid Size|Block Size" \
         "$out/ncu-$name.txt" | head -n 40
     done 2>&1 | tee "$out/ncu.log"
+    ;;
+  ncu-peers)
+    # The same sections on cuDNN's (or flash's) kernel for each shape of
+    # NCU_PEER_SHAPES ("BxHxSxD" or "BxHxSxD:causal", space-separated;
+    # NCU_PEER=cudnn|flash), beside the ncu step's files of attn's kernels.
+    for shape in ${NCU_PEER_SHAPES:-16x32x1024x64 32x8x512x256:causal}; do
+      peer=${NCU_PEER:-cudnn}
+      causal=()
+      [[ $shape == *:causal ]] && causal=(--causal)
+      dims=${shape%:causal}
+      name="ncu-$peer-$dims${causal:+-causal}"
+      timeout 300 ncu --clock-control none --target-processes all \
+        -k 'regex:(?i)sdpa|fmha|flash|attn|cudnn' -s 3 -c 1 \
+        --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
+        --section ComputeWorkloadAnalysis --section Occupancy --section LaunchStats \
+        python3 "$root/bench/ncu_peer.py" --peer "$peer" --shape "$dims" "${causal[@]}" > "$out/$name.txt" 2>&1
+      echo "$name: exit $?"
+      grep -E "Duration|Compute \(SM\) Throughput|Issue Slots Busy|Stall|Warp Cycles Per Issued|No Eligible|Registers Per|Grid Size|Block Size" \
+        "$out/$name.txt" | head -n 40
+    done 2>&1 | tee "$out/ncu-peers.log"
     ;;
   time)
     for f in ${TIME_CASES:-$root/bench/shapes/*.mlir}; do

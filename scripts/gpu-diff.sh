@@ -18,6 +18,10 @@
 #   SEEDS="7 8" COUNT=40 [SERVING=10] [NO_COMPILE=1] scripts/gpu-diff.sh [build-dir]
 #   SEEDS=7 CASE=16 NO_COMPILE=1 scripts/gpu-diff.sh   (one case again)
 #
+# With a GPU, ATTN_GPU_TEST_BUDGET_S=N stops starting graphs after N s
+# (gpu-tests.sh); the graphs left are counted as skipped, and each finished
+# graph's lines are printed as it ends, so a run cut short keeps them.
+#
 # SEED is SEEDS's old name; without either, the time is the seed. ATTN_RUN:
 # the binary. Each result is a line "PASS|FAIL seed S case N: FILE [flags]",
 # a failure followed by its output and the command that reproduces it.
@@ -62,7 +66,7 @@ if [[ $gpu -eq 1 ]]; then
   echo "gpu-diff: GPU; attn-run --check of every RUN line (gpu-tests.sh)"
   # gpu-tests.sh labels a case "<seed>/graph-<seed>-<n> [flags]".
   "$root/scripts/gpu-tests.sh" "$build" "$dir"/*/*.mlir |
-    sed -E 's@^(PASS|FAIL)  [0-9]+/(graph-([0-9]+)-0*([0-9]+))( +|$)@\1 seed \3 case \4: \2.mlir @' |
+    sed -E 's@^(PASS|FAIL|SKIP)  [0-9]+/(graph-([0-9]+)-0*([0-9]+))( +|$)@\1 seed \3 case \4: \2.mlir @' |
     tee "$dir/report"
 else
   mode="NVRTC compiles every kernel"
@@ -118,13 +122,16 @@ for seed in $seeds; do
   failed=$(grep -c "^FAIL seed $seed " "$dir/report")
   graphs=$(ls "$dir/$seed"/*.mlir | wc -l)
   failing=$(sed -n "s/^FAIL seed $seed case \([0-9]*\):.*/\1/p" "$dir/report" | sort -un | tr '\n' ' ')
-  echo "gpu-diff (seed $seed, $graphs graphs): $passed passed, $failed failed${failing:+ (cases ${failing% })}"
+  skipped=$(grep -c "^SKIP seed $seed " "$dir/report")
+  line="gpu-diff (seed $seed, $graphs graphs): $passed passed, $failed failed"
+  [[ $skipped -gt 0 ]] && line+=", $skipped graphs skipped (time budget)"
+  echo "$line${failing:+ (cases ${failing% })}"
   [[ $failed -eq 0 && $passed -gt 0 ]] || status=1
   [[ -n $failing ]] && reproduce+=("SEEDS=$seed CASE=$(tr ' ' , <<<"${failing% }")")
 done
 if [[ $(wc -w <<<"$seeds") -gt 1 ]]; then
   echo "gpu-diff (seeds $seeds): $(grep -c '^PASS' "$dir/report") passed," \
-       "$(grep -c '^FAIL' "$dir/report") failed"
+       "$(grep -c '^FAIL' "$dir/report") failed, $(grep -c '^SKIP' "$dir/report") graphs skipped"
 fi
 if grep -q '^FAIL' "$dir/report"; then
   mkdir -p "$out/gpu-diff-failures"

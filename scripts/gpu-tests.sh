@@ -20,14 +20,20 @@ tests=("$@")
 run="$build/bin/attn-run"
 [[ -x $run ]] || { echo "gpu-tests: no $run; build first" >&2; exit 2; }
 
+# "causal", or "unfused/causal-gqa-f16" for a case of a subdirectory.
+caseName() {
+  local name parent
+  name=$(basename "$1" .mlir)
+  parent=$(basename "$(dirname "$1")")
+  [[ $parent == GPU ]] || name="$parent/$name"
+  echo "$name"
+}
+
 # Prints one PASS or FAIL line per RUN line of the test file $1.
 runFile() {
   local test=$1 name parent runLine args prefix expected literals label start
   local output status elapsed_ms passes missing line kernel errors
-  # "causal", or "unfused/causal-gqa-f16" for a case of a subdirectory.
-  name=$(basename "$test" .mlir)
-  parent=$(basename "$(dirname "$test")")
-  [[ $parent == GPU ]] || name="$parent/$name"
+  name=$(caseName "$test")
   # Each RUN line's attn-run arguments, with %s as the test file: a case
   # may run once per kernel variant, each with its FileCheck prefix. Its
   # "check output" lines must PASS; its other lines without {{regex}} must
@@ -64,16 +70,37 @@ runFile() {
 }
 
 # Test files run in parallel (the kernel cache is safe across processes;
-# compiling dominates); their reports are printed in order.
+# compiling dominates). Each file's report is printed as soon as it is done
+# (so a run cut short keeps what finished), whole, in the order files end.
+# ATTN_GPU_TEST_BUDGET_S: files not started within that many seconds are
+# skipped, each with a SKIP line, and counted at the end.
 jobs=${ATTN_GPU_TEST_JOBS:-$(nproc)}
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
-export -f runFile
-export run
+deadline=0
+[[ -n ${ATTN_GPU_TEST_BUDGET_S:-} ]] && deadline=$(( $(date +%s) + ATTN_GPU_TEST_BUDGET_S ))
+runOne() {
+  local index=$1 test=$2
+  if [[ $deadline -gt 0 && $(date +%s) -ge $deadline ]]; then
+    printf 'SKIP  %s (time budget of %s s spent)\n' "$(caseName "$test")" "$ATTN_GPU_TEST_BUDGET_S" > "$logs/$index.log"
+  else
+    runFile "$test" > "$logs/$index.log"
+  fi
+  flock "$logs/lock" cat "$logs/$index.log"
+}
+export -f caseName runFile runOne
+export run logs deadline ATTN_GPU_TEST_BUDGET_S
 for i in "${!tests[@]}"; do printf '%s\0%s\0' "$i" "${tests[$i]}"; done |
-  xargs -0 -n 2 -P "$jobs" bash -c 'runFile "$2" > "'"$logs"'/$1.log"' _
-for i in "${!tests[@]}"; do cat "$logs/$i.log"; done | tee "$logs/all"
+  xargs -0 -n 2 -P "$jobs" bash -c 'runOne "$1" "$2"' _
+cat "$logs"/*.log > "$logs/all" 2> /dev/null
 passed=$(grep -c '^PASS' "$logs/all")
 failed=$(grep -c '^FAIL' "$logs/all")
-echo "gpu tests: $passed passed, $failed failed"
+skipped=$(grep -c '^SKIP' "$logs/all")
+if [[ $failed -gt 0 ]]; then
+  echo "gpu tests: failing:"
+  grep '^FAIL' "$logs/all" | sort | sed 's/^/  /'
+fi
+summary="gpu tests: $passed passed, $failed failed"
+[[ $skipped -gt 0 ]] && summary+=", $skipped files skipped (time budget)"
+echo "$summary"
 [[ $failed -eq 0 && $passed -gt 0 ]]
