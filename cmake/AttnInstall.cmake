@@ -25,7 +25,7 @@ install(TARGETS attn_c EXPORT attnCTargets
         LIBRARY DESTINATION ${ATTN_INSTALL_LIBDIR})
 install(EXPORT attnCTargets NAMESPACE attn:: DESTINATION ${ATTN_INSTALL_CMAKEDIR})
 
-set(ATTN_CXX_LIBRARIES AttnAPI AttnRuntime MLIRAttnDialect MLIRAttnTargetCuda
+set(ATTN_CXX_LIBRARIES AttnAPI AttnRuntime AttnVariants MLIRAttnDialect MLIRAttnTargetCuda
     MLIRAttnTransforms MLIRAttnReference MLIRAttnSupport)
 install(TARGETS ${ATTN_CXX_LIBRARIES} EXPORT attnTargets
         ARCHIVE DESTINATION ${ATTN_INSTALL_LIBDIR})

@@ -2,7 +2,7 @@
 
 #include "attn/attn.h"
 #include "attn/API/CompileModule.h"
-#include "attn/Runtime/KernelVariants.h"
+#include "attn/Variants/KernelVariants.h"
 #include "attn/Runtime/Log.h"
 
 #include "attn/Dialect/Attn/IR/AttnOps.h"

@@ -14,7 +14,7 @@
 #include "TensorChecks.h"
 #include "TmaView.h"
 #include "attn/Runtime/Context.h"
-#include "attn/Runtime/KernelVariants.h"
+#include "attn/Variants/KernelVariants.h"
 
 #include "attn/params_bwd.h"
 

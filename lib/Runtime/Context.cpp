@@ -1,7 +1,7 @@
 //===- Context.cpp - The JIT: build and launch kernels --------------------===//
 
 #include "attn/Runtime/Context.h"
-#include "attn/Runtime/KernelVariants.h"
+#include "attn/Variants/KernelVariants.h"
 #include "attn/Runtime/Log.h"
 #include "attn/Runtime/Nvrtc.h"
 #include "TensorChecks.h"

@@ -1,14 +1,14 @@
 //===- BackwardConfig.cpp - Tiles of attn.flash_bwd -----------------------===//
 //
 // The backward variants' rules and resource model are rows of the table of
-// backward kernel variants (attn/Runtime/KernelVariants.h); this picks the
+// backward kernel variants (attn/Variants/KernelVariants.h); this picks the
 // first variant the arch runs and, of its candidates in order of
 // preference, the first that fits.
 //
 //===----------------------------------------------------------------------===//
 
 #include "BackwardConfig.h"
-#include "attn/Runtime/KernelVariants.h"
+#include "attn/Variants/KernelVariants.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Debug.h"

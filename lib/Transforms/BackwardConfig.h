@@ -9,7 +9,7 @@
 #define ATTN_LIB_TRANSFORMS_BACKWARDCONFIG_H
 
 #include "attn/Dialect/Attn/IR/AttnOps.h"
-#include "attn/Runtime/KernelVariants.h"
+#include "attn/Variants/KernelVariants.h"
 #include "attn/Transforms/Passes.h"
 
 namespace mlir::attn {

@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BackwardConfig.h"
-#include "attn/Runtime/KernelVariants.h"
+#include "attn/Variants/KernelVariants.h"
 #include "attn/Transforms/Passes.h"
 
 using namespace mlir;

@@ -1,6 +1,7 @@
 //===- Pipelines.cpp - The attn pass pipelines ----------------------------===//
 
 #include "attn/Transforms/Passes.h"
+#include "attn/Variants/Archs.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
@@ -39,10 +40,15 @@ void buildAttnPipeline(OpPassManager &pm, const AttnPipelineOptions &options) {
 }
 
 namespace {
+/// "Target GPU: sm_80, ... or sm_90a", from the one list of archs.
+llvm::StringRef archDescription() {
+  static const std::string description =
+      "Target GPU: " + ::attn::tunedArchNames() + " (newer ones run sm80)";
+  return description;
+}
+
 struct PipelineOptions : PassPipelineOptions<PipelineOptions> {
-  Option<std::string> arch{*this, "arch",
-                           llvm::cl::desc("Target GPU: sm_80, sm_86, sm_89 or "
-                                          "sm_90a"),
+  Option<std::string> arch{*this, "arch", llvm::cl::desc(archDescription()),
                            llvm::cl::init("sm_90a")};
   Option<std::string> variant{
       *this, "variant",

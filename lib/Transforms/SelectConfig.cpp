@@ -10,7 +10,8 @@
 
 #include "BackwardConfig.h"
 #include "attn/Dialect/Attn/IR/AttnOps.h"
-#include "attn/Target/Cuda/KernelLayout.h"
+#include "attn/Variants/Archs.h"
+#include "attn/Variants/KernelVariants.h"
 #include "attn/Transforms/Passes.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -28,18 +29,12 @@ namespace mlir::attn {
 #include "attn/Transforms/Passes.h.inc"
 
 std::optional<ArchInfo> lookupArch(StringRef name) {
-  // Reference parts: A100, A10/RTX 3090 class, L4/RTX 4090 class, H100/H200.
-  static const ArchInfo archs[] = {
-      {"sm_80", 80, 108, 166912, 167936},
-      {"sm_86", 86, 84, 101376, 102400},
-      {"sm_89", 89, 128, 101376, 102400},
-      {"sm_90a", 90, 132, 232448, 233472},
-  };
-  for (const ArchInfo &arch : archs)
-    if (arch.name == name)
-      return arch;
-  // Newer GPUs (sm_100, sm_120, ...) run the sm80 variant: the shared
-  // memory of the smallest sm_8x part, which every later one has.
+  for (const ::attn::TunedArch &arch : ::attn::tunedArchs())
+    if (arch.name == std::string_view(name))
+      return ArchInfo{StringRef(arch.name.data(), arch.name.size()),
+                      arch.computeCapability, arch.numSMs,
+                      arch.maxSharedPerBlock, arch.maxSharedPerSM};
+  // Newer GPUs (sm_100, sm_120, ...) run the sm80 variant.
   unsigned capability = 0;
   StringRef digits = name;
   if (!digits.consume_front("sm_") ||
@@ -49,17 +44,19 @@ std::optional<ArchInfo> lookupArch(StringRef name) {
   static llvm::sys::SmartMutex<true> mutex;
   static llvm::StringSet<> names; // owns the names the results refer to
   llvm::sys::SmartScopedLock<true> lock(mutex);
-  ArchInfo derived{names.insert(name).first->getKey(), int(capability), 128,
-                   101376, 102400};
+  StringRef owned = names.insert(name).first->getKey();
+  ::attn::TunedArch limits = ::attn::newerArchLimits(
+      std::string_view(owned.data(), owned.size()), int(capability));
+  ArchInfo derived{owned, limits.computeCapability, limits.numSMs,
+                   limits.maxSharedPerBlock, limits.maxSharedPerSM};
   derived.tuned = false;
   return derived;
 }
 
 std::string unsupportedArchMessage(StringRef name) {
-  return ("attn cannot target '" + name +
-          "': its kernels need sm_80 or newer (A100: sm_80; A10, A40, RTX "
-          "30xx: sm_86; L4, L40, RTX 40xx: sm_89; H100, H200: sm_90a; newer "
-          "GPUs such as sm_100 or sm_120 run the sm80 kernels)")
+  return ("attn cannot target '" + name + "': its kernels need sm_80 or newer (" +
+          ::attn::tunedArchParts() +
+          "; newer GPUs such as sm_100 or sm_120 run the sm80 kernels)")
       .str();
 }
 
@@ -81,6 +78,9 @@ struct Shape {
 };
 
 using ::attn::alignedKeysUpTo;
+using ::attn::kMaxHeadDim;
+using ::attn::kMaxPackedTokens;
+using ::attn::packedRowGroup;
 /// The key length the tiles for long keys are chosen for.
 constexpr int64_t kLongKeys = 32768;
 

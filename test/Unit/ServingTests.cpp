@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "attn/Runtime/KernelVariants.h"
+#include "attn/Variants/KernelVariants.h"
 #include "attn/attn.h"
 
 #include "MemoryContext.h"

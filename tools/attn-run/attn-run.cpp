@@ -23,7 +23,8 @@
 #include "attn/Run/Module.h"
 #include "attn/Run/Profile.h"
 #include "attn/Run/Runner.h"
-#include "attn/Runtime/KernelVariants.h"
+#include "attn/Variants/Archs.h"
+#include "attn/Variants/KernelVariants.h"
 #include "attn/attn.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -42,12 +43,19 @@ using attn::run::HostTensor;
 namespace {
 
 cl::OptionCategory category("attn-run options");
+
+/// --arch's help, from the one list of tuned archs.
+StringRef archDescription() {
+  static const std::string description =
+      "Target arch (" + attn::tunedArchNames() +
+      "; newer ones run sm80); default: the GPU's, or sm_90a without one";
+  return description;
+}
 cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .mlir>"),
                                cl::Required, cl::cat(category));
 cl::opt<std::string> archOption(
     "arch",
-    cl::desc("Target arch (sm_80, sm_86, sm_89, sm_90a); default: the GPU's, "
-             "or sm_90a without one"),
+    cl::desc(archDescription()),
     cl::cat(category));
 cl::opt<bool> checkOption("check",
                           cl::desc("Compare every output with the float64 CPU "

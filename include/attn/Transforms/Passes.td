@@ -77,7 +77,7 @@ def AttnSelectConfigPass : Pass<"attn-select-config"> {
     `block_m`/`block_n`/`num_warps`/`stages` that fit shared memory and
     registers and fill the multiprocessors, and records the choice as
     `#attn.config<...>`. The variants are the table of
-    include/attn/Runtime/KernelVariants.h: on sm_90a, head dims that are
+    include/attn/Variants/KernelVariants.h: on sm_90a, head dims that are
     multiples of 16 with an untransposed K get `sm90ws` (TMA producer,
     warp-specialized wgmma consumers, persistent) where it is the fastest
     that fits, else `sm90` (head dims multiples of 64) or `sm80` (mma.sync,
@@ -95,7 +95,7 @@ def AttnSelectConfigPass : Pass<"attn-select-config"> {
   }];
   let options = [
     Option<"arch", "arch", "std::string", /*default=*/"\"sm_80\"",
-           "Target GPU: sm_80, sm_86, sm_89 or sm_90a">,
+           "Target GPU, sm_XY (the tuned ones: --attn-pipeline's arch)">,
     Option<"variant", "variant", "std::string", /*default=*/"\"\"",
            "Override: kernel variant, sm90ws, sm90 or sm80 (empty = model)">,
     Option<"blockM", "block-m", "int64_t", /*default=*/"0",

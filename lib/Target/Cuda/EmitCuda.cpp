@@ -7,7 +7,7 @@
 
 #include "attn/Target/Cuda/EmitCuda.h"
 #include "attn/Support/ElementTypes.h"
-#include "attn/Target/Cuda/KernelLayout.h"
+#include "attn/Variants/KernelVariants.h"
 #include "EmitHelpers.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -23,6 +23,8 @@
 using namespace mlir;
 using namespace mlir::attn;
 using namespace mlir::attn::detail;
+using ::attn::kMaxHeadDim;
+using ::attn::packedRowGroup;
 
 std::string mlir::attn::detail::floatLiteral(APFloat value) {
   float f = value.convertToFloat();

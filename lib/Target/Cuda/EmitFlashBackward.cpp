@@ -1,7 +1,7 @@
 //===- EmitFlashBackward.cpp - attn.flash_bwd to CUDA C++ -----------------===//
 //
 // The backward's translation unit binds typed constants into the header of
-// its backward variant (the table in attn/Runtime/KernelVariants.h), prints
+// its backward variant (the table in attn/Variants/KernelVariants.h), prints
 // the score_mod and its derivative (the score_mod_grad region) as device
 // functions with the forward's printer, and defines the four entries the
 // runtime launches.
@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "EmitHelpers.h"
-#include "attn/Runtime/KernelVariants.h"
+#include "attn/Variants/KernelVariants.h"
 #include "attn/Target/Cuda/EmitCuda.h"
 
 #include "llvm/Support/raw_ostream.h"

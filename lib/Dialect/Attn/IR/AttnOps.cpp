@@ -1,7 +1,7 @@
 //===- AttnOps.cpp - attn operations --------------------------------------===//
 
 #include "attn/Dialect/Attn/IR/AttnOps.h"
-#include "attn/Runtime/KernelVariants.h"
+#include "attn/Variants/KernelVariants.h"
 #include "attn/Dialect/Attn/IR/ScoreModOps.h"
 
 #include "mlir/IR/Builders.h"

@@ -126,7 +126,7 @@ def Attn_BackwardConfigAttr : Attn_Attr<"BackwardConfig", "backward_config"> {
     them, which must divide `block_m / 16`. The deterministic dQ kernel
     uses `block_m` query rows (a warp per 16) against `block_n` keys. Each
     variant's rules are a row of the table of backward kernel variants
-    (`attn/Runtime/KernelVariants.h`), which this verifier reads.
+    (`attn/Variants/KernelVariants.h`), which this verifier reads.
 
     ```mlir
     #attn.backward_config<variant = "sm80", block_m = 64, block_n = 64, num_warps = 4, stages = 2>

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "attn/Runtime/KernelVariants.h"
+#include "attn/Variants/KernelVariants.h"
 #include "attn/params.h"
 
 #include <algorithm>

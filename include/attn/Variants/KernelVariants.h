@@ -6,12 +6,14 @@
 // #attn.config verifier, the flash op's verifier, the cost model, the CUDA
 // emitter and the runtime all read it, so a variant's rules live here once.
 // The backward's variants (attn.flash_bwd, #attn.backward_config) have a
-// table of their own beside it, read by the same readers.
+// table of their own beside it, read by the same readers. Its library
+// (lib/Variants) needs neither MLIR nor CUDA: the dialect links it, not the
+// JIT runtime.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ATTN_RUNTIME_KERNELVARIANTS_H
-#define ATTN_RUNTIME_KERNELVARIANTS_H
+#ifndef ATTN_VARIANTS_KERNELVARIANTS_H
+#define ATTN_VARIANTS_KERNELVARIANTS_H
 
 #include <cstdint>
 #include <string>
@@ -157,6 +159,28 @@ struct BackwardKernelVariant {
                         int64_t maxSharedPerBlock) const;
 };
 
+/// Static query lengths up to this pack the query heads of a K/V head into
+/// a block's rows with the tokens (decode, speculative decoding), and the
+/// cost model picks their tiles by its memory model: each such length gets
+/// a kernel of its own.
+constexpr int64_t kMaxPackedTokens = 16;
+
+/// Query heads per K/V head whose rows share a block in a kernel of
+/// `variant` (its rows are then (token, head) pairs: the emitter's
+/// kPackGroup), or 1: decode of a few static tokens with GQA/MQA. The TMA
+/// kernel loads a block's rows as one box of (head, token) pairs, so its
+/// groups must divide the 64 rows of a consumer warpgroup.
+inline int64_t packedRowGroup(const KernelVariant &variant, int64_t headsQ,
+                              int64_t headsKV, int64_t seqQ, bool varlen) {
+  if (varlen || headsKV < 1 || headsQ <= headsKV || seqQ < 1 ||
+      seqQ > kMaxPackedTokens)
+    return 1;
+  const int64_t group = headsQ / headsKV;
+  if (variant.persistent && 64 % group != 0)
+    return 1;
+  return group;
+}
+
 /// Every backward variant, in order of preference.
 const std::vector<BackwardKernelVariant> &backwardKernelVariants();
 /// The backward variant called `name`, or null.
@@ -166,4 +190,4 @@ std::string knownBackwardVariantNames();
 
 } // namespace attn
 
-#endif // ATTN_RUNTIME_KERNELVARIANTS_H
+#endif // ATTN_VARIANTS_KERNELVARIANTS_H
