@@ -144,6 +144,14 @@ ATTN_C_API const char *attn_last_error(void);
 ATTN_C_API const char *attn_version(void);
 ATTN_C_API int32_t attn_abi_version(void);
 
+/* The compiler's limits, for bindings that must agree with them: static
+ * query lengths up to attn_max_decode_queries() (16) are decode, their
+ * tiles picked by the memory model, so each such length is worth a kernel
+ * of its own; attn_max_score_mod_captures() is ATTN_MAX_SCORE_MOD_CAPTURES
+ * of this header. */
+ATTN_C_API int32_t attn_max_decode_queries(void);
+ATTN_C_API int32_t attn_max_score_mod_captures(void);
+
 /* Receives every log message (each compile: kernel, milliseconds, cache
  * outcome; module loads; notes), besides stderr when $ATTN_LOG is set. NULL
  * clears it. */

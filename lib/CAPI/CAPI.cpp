@@ -2,6 +2,7 @@
 
 #include "attn-c/attn.h"
 #include "attn/Runtime/Log.h"
+#include "attn/Variants/KernelVariants.h"
 #include "attn/Version.h"
 #include "attn/attn.h"
 
@@ -91,6 +92,10 @@ const char *attn_last_error(void) { return lastError.c_str(); }
 const char *attn_version(void) { return ATTN_VERSION; }
 
 int32_t attn_abi_version(void) { return ATTN_C_ABI_VERSION; }
+
+int32_t attn_max_decode_queries(void) { return attn::kMaxPackedTokens; }
+
+int32_t attn_max_score_mod_captures(void) { return ATTN_MAX_SCORE_MOD_CAPTURES; }
 
 void attn_set_log_handler(attn_log_handler handler, void *user) {
   attn::setLogHandler(handler, user);

@@ -53,7 +53,8 @@ class AttnError(RuntimeError):
 # ----------------------------------------------------------------------------
 # The C API's structs, and a struct.Struct for each that fills it in one call.
 
-# ATTN_MAX_SCORE_MOD_CAPTURES of attn-c/attn.h.
+# ATTN_MAX_SCORE_MOD_CAPTURES of attn-c/attn.h: the structs' array size, part
+# of the C ABI; library() checks it against attn_max_score_mod_captures().
 _MAX_SCORE_MOD_CAPTURES = 4
 
 class _Tensor(ctypes.Structure):
@@ -155,10 +156,11 @@ _lib = None
 _context = None
 _kernels = {}
 _backward_kernels = {}  # (spec, bias_grad) -> _Kernel of attn_compile_training's backward
-# Query lengths up to this (decode, speculative decoding) get kernels of
-# their own, so that the cost model picks tiles for a few rows; longer ones
-# share one kernel per specialization.
-_DECODE_QUERIES = 16
+# Query lengths up to the library's attn_max_decode_queries() (decode,
+# speculative decoding) get kernels of their own, so that the cost model
+# picks tiles for a few rows; longer ones share one kernel per
+# specialization. Set when the library loads: _decode_queries().
+_DECODE_QUERIES = None
 
 _LOG_HANDLER_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_char_p, ctypes.c_void_p)
 
@@ -189,7 +191,7 @@ def _library_candidates():
 
 def library():
     """The loaded libattn_c (loads it, and checks its ABI version, on first use)."""
-    global _lib
+    global _lib, _DECODE_QUERIES
     if _lib is not None:
         return _lib
     with _lock:
@@ -214,6 +216,18 @@ def library():
             raise AttnError(f"{lib._name} has C ABI version {abi}, but this attn package needs "
                             f"{_ABI_VERSION}: install the package and the library of one attn version, "
                             "or point ATTN_LIBRARY at a matching libattn_c")
+        # The limits the structs and the specializations follow are the library's.
+        if not hasattr(lib, "attn_max_decode_queries"):
+            raise AttnError(f"{lib._name} predates attn_max_decode_queries(); rebuild attn or point "
+                            "ATTN_LIBRARY at the libattn_c of this package's version")
+        lib.attn_max_decode_queries.restype = ctypes.c_int32
+        lib.attn_max_score_mod_captures.restype = ctypes.c_int32
+        captures = lib.attn_max_score_mod_captures()
+        if captures != _MAX_SCORE_MOD_CAPTURES:
+            raise AttnError(f"{lib._name} takes {captures} score_mod captures, but this attn package's "
+                            f"structs hold {_MAX_SCORE_MOD_CAPTURES}: install the package and the library "
+                            "of one attn version")
+        _DECODE_QUERIES = lib.attn_max_decode_queries()
         lib.attn_version.restype = ctypes.c_char_p
         lib.attn_last_error.restype = ctypes.c_char_p
         lib.attn_set_log_handler.argtypes = [_LOG_HANDLER_TYPE, ctypes.c_void_p]
@@ -252,6 +266,13 @@ def __getattr__(name):
     if name == "__version__":  # the library's: one version for both
         return library().attn_version().decode()
     raise AttributeError(f"module 'attn' has no attribute {name!r}")
+
+
+def _decode_queries():
+    """attn_max_decode_queries() of the library (loading it)."""
+    if _DECODE_QUERIES is None:
+        library()
+    return _DECODE_QUERIES
 
 
 def _check(code):
@@ -665,7 +686,7 @@ def _spec(query, hq, sq, dqk, hkv, skv, dv, mask4, scale, is_causal, bottom_righ
     if window is not None:
         window = (int(window[0]), int(window[1]))
     return (dtype, hq, hkv, dqk, dv, float(scale), bool(is_causal), bool(bottom_right), window, has_lengths,
-            keep, bias, score_mod or None, bool(return_lse), sq if sq <= _DECODE_QUERIES else None,
+            keep, bias, score_mod or None, bool(return_lse), sq if sq <= _decode_queries() else None,
             variant or "", tiles, tuple((tuple(c.shape), _DTYPE_NAMES[c.dtype]) for c in captures),
             sinks is not None)
 

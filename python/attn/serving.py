@@ -362,7 +362,7 @@ def with_kvcache(q, k_cache, v_cache, cache_seqlens, block_table=None, scale=Non
     tiles = (block_m, block_n, num_warps, stages)
     names = _attn._DTYPE_NAMES
     capture_types = tuple((tuple(c.shape), names[c.dtype]) for c in captures)
-    static_sq = sq if sq <= _attn._DECODE_QUERIES else None
+    static_sq = sq if sq <= _attn._decode_queries() else None
     spec = ("kvcache", names[q.dtype], hq, hkv, dqk, dv, float(scale), items, score_mod, bool(return_lse),
             paged, static_sq, variant or "", tiles, capture_types, sinks is not None)
 
