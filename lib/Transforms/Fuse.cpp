@@ -9,6 +9,7 @@
 
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "attn/Transforms/Passes.h"
+#include "GraphMatch.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -93,41 +94,6 @@ FailureOr<MaskAttr> mergeMasks(MaskAttr a, MaskAttr b, std::string &reason) {
 bool isScoreCast(Operation *op) {
   return isa<arith::ExtFOp, arith::TruncFOp>(op) &&
          isa<RankedTensorType>(op->getResult(0).getType());
-}
-
-/// The constant value of a splat float tensor constant, if `value` is one.
-std::optional<double> splatConstant(Value value) {
-  DenseFPElementsAttr attr;
-  if (!matchPattern(value, m_Constant(&attr)) || !attr.isSplat())
-    return std::nullopt;
-  return attr.getSplatValue<APFloat>().convertToDouble();
-}
-
-/// A scaling of a tensor by a constant: attn.scale, or arith.mulf / divf by a
-/// splat constant as exporters write `scores * scale` and `scores / sqrt(d)`.
-/// Returns the factor and sets `input` to the scaled operand.
-std::optional<double> matchScaling(Operation *op, Value &input) {
-  if (auto scale = dyn_cast<ScaleOp>(op)) {
-    input = scale.getInput();
-    return scale.getFactor().convertToDouble();
-  }
-  if (!isa<RankedTensorType>(op->getResult(0).getType()))
-    return std::nullopt;
-  if (auto mul = dyn_cast<arith::MulFOp>(op)) {
-    for (auto [c, other] : {std::pair(mul.getRhs(), mul.getLhs()),
-                            std::pair(mul.getLhs(), mul.getRhs())})
-      if (std::optional<double> factor = splatConstant(c)) {
-        input = other;
-        return factor;
-      }
-  }
-  if (auto div = dyn_cast<arith::DivFOp>(op))
-    if (std::optional<double> divisor = splatConstant(div.getRhs());
-        divisor && *divisor != 0.0) {
-      input = div.getLhs();
-      return 1.0 / *divisor;
-    }
-  return std::nullopt;
 }
 
 /// Strips scalings off a matmul operand, folding their factors.

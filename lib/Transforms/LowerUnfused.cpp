@@ -2,6 +2,7 @@
 
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "attn/Transforms/Passes.h"
+#include "GraphMatch.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/IRMapping.h"
@@ -64,16 +65,41 @@ LogicalResult wrapInKernel(Operation *op, IRRewriter &rewriter) {
   return success();
 }
 
+/// A tensor arith.mulf / divf by a splat constant becomes the attn.scale it
+/// means (`scores / sqrt(d)` as exporters write it), so that it runs as a
+/// kernel like any other graph op. The factor is the f32 the fused kernel
+/// uses for the same scaling.
+void scalingsToScaleOps(Operation *root, IRRewriter &rewriter) {
+  SmallVector<Operation *> scalings;
+  root->walk([&](Operation *op) {
+    Value input;
+    if (isa<arith::MulFOp, arith::DivFOp>(op) && matchScaling(op, input) &&
+        !op->getParentOfType<KernelOp>() && !op->getParentOfType<FlashOp>() &&
+        !op->getParentOfType<ScoreModOp>())
+      scalings.push_back(op);
+  });
+  for (Operation *op : scalings) {
+    Value input;
+    double factor = *matchScaling(op, input);
+    rewriter.setInsertionPoint(op);
+    auto scale = ScaleOp::create(rewriter, op->getLoc(),
+                                 op->getResult(0).getType(), input,
+                                 rewriter.getF32FloatAttr(float(factor)));
+    rewriter.replaceOp(op, scale.getResult());
+  }
+}
+
 struct AttnLowerUnfusedPass
     : impl::AttnLowerUnfusedPassBase<AttnLowerUnfusedPass> {
   void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    scalingsToScaleOps(getOperation(), rewriter);
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
       if (isGraphOp(op) && !op->getParentOfType<KernelOp>() &&
           !op->getParentOfType<FlashOp>())
         ops.push_back(op);
     });
-    IRRewriter rewriter(&getContext());
     for (Operation *op : ops)
       if (failed(wrapInKernel(op, rewriter)))
         return signalPassFailure();

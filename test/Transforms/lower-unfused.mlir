@@ -47,3 +47,26 @@ func.func @already_fused(%q: tensor<1x1x16x16xbf16>) -> tensor<1x1x16x16xbf16> {
   %o = attn.flash %q, %q, %q {scale = 0.25 : f32} : tensor<1x1x16x16xbf16>, tensor<1x1x16x16xbf16>, tensor<1x1x16x16xbf16> -> tensor<1x1x16x16xbf16>
   return %o : tensor<1x1x16x16xbf16>
 }
+
+// -----
+
+// A division or product of the scores by a splat constant, as exporters
+// write `scores / sqrt(d)`, runs as the attn.scale it means.
+// CHECK-LABEL: func @divided_scores
+// CHECK: %[[S:.*]] = attn.kernel "matmul"
+// CHECK: %[[D:.*]] = attn.kernel "scale" in_place(%[[S]])
+// CHECK: attn.scale %{{.*}} {factor = 1.250000e-01 : f32}
+// CHECK: %[[M:.*]] = attn.kernel "scale" in_place(%[[D]])
+// CHECK: attn.scale %{{.*}} {factor = 2.000000e+00 : f32}
+// CHECK-NOT: arith.divf
+// CHECK: attn.kernel "softmax"(%[[M]])
+func.func @divided_scores(%q: tensor<1x1x8x16xf16>, %k: tensor<1x1x8x16xf16>, %v: tensor<1x1x8x16xf16>) -> tensor<1x1x8x16xf16> {
+  %s = attn.matmul %q, %k {transpose_rhs} : tensor<1x1x8x16xf16>, tensor<1x1x8x16xf16> -> tensor<1x1x8x8xf32>
+  %eight = arith.constant dense<8.0> : tensor<1x1x8x8xf32>
+  %d = arith.divf %s, %eight : tensor<1x1x8x8xf32>
+  %two = arith.constant dense<2.0> : tensor<1x1x8x8xf32>
+  %m = arith.mulf %two, %d : tensor<1x1x8x8xf32>
+  %p = attn.softmax %m {dim = 3 : i64} : tensor<1x1x8x8xf32> -> tensor<1x1x8x8xf16>
+  %o = attn.matmul %p, %v : tensor<1x1x8x8xf16>, tensor<1x1x8x16xf16> -> tensor<1x1x8x16xf16>
+  return %o : tensor<1x1x8x16xf16>
+}
