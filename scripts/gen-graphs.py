@@ -99,6 +99,9 @@ MATH_UNARY = {
     "atanh": "halftanh", "tan": "halftanh", "sinh": "tanh", "cosh": "tanh",
 }
 MATH_BINARY = ["atan2", "copysign", "powf"]
+# Ops whose derivative is unbounded somewhere in their guarded range.
+SINGULAR_DERIVATIVE = ["math.cbrt", "math.sqrt", "math.acosh", "math.atan2",
+                       "math.powf", "arith.divf", "arith.remf"]
 CLASSIFY = ["isnan", "isinf", "isfinite", "isnormal"]
 KNOWN = set(["arith." + o for o in INT_BINARY + EXTENDED + CASTS + FLOAT_BINARY +
              ["negf", "select", "cmpi", "cmpf"]] +
@@ -872,7 +875,10 @@ class Case:
         flags = []
         if r.random() < 0.3:
             flags.append("--variant=sm80")
-        elif r.random() < 0.2 and self.dqk % 64 == 0 and self.dv % 64 == 0:
+        elif r.random() < 0.2 and self.dqk % 64 == 0 and self.dv % 64 == 0 and \
+                not (self.kind == "paged" and max(self.dqk, self.dv) > 128):
+            # (sm90 has no tiles for a paged cache at head dim 256: a clear
+            # Unsupported error.)
             flags.append("--variant=sm90")
         if r.random() < 0.25:
             flags.append(f"--splits={r.choice([1, 2, 3, 5])}")
@@ -913,17 +919,33 @@ class Case:
         or None. No backward kernel reads a transposed k; head dims that
         are not both multiples of 32 and sum to more than 320 leave the
         sm80 backward no tiles within its registers, and the sm90 ones
-        need multiples of 64 (lib/Runtime/KernelVariants.cpp)."""
+        need multiples of 64 (lib/Variants/KernelVariants.cpp)."""
         if self.kind not in ("dense", "sinks") or self.transpose_k:
             return None
         if self.dqk + self.dv > 320 and (self.dqk % 32 or self.dv % 32):
             return None
+        # A score_mod op whose derivative is unbounded where scores fall
+        # (cbrt and sqrt at 0, acosh at 1, atan2 at the origin, divf, remf
+        # and powf near a zero divisor or base) turns the f32 rounding of a
+        # score near there into any error in dq and dk (seed 1206104 case
+        # 68: tanh(cbrt(s)), 5% off): no check of the kernels.
+        if self.score_mod_lines and any(op in line for line in self.score_mod_lines
+                                        for op in SINGULAR_DERIVATIVE):
+            return None
         flags = ["--backward", "--check"]
         outputs = len(self.results) + 3
-        if self.bias and rng.random() < 0.5:
+        score = [self.batch, self.hq, self.sq, self.skv]
+        # A bias broadcast over the keys shifts a whole row, which the
+        # softmax ignores: its gradient, a sum over the keys, is 0 (or, with
+        # sinks, the sink's probability times D, a difference of larger
+        # terms), which no relative error can judge.
+        if self.bias and self.bias[0][3] == self.skv and rng.random() < 0.5:
             flags.append("--bias-grad")
             outputs += 1
-        if rng.random() < 0.3:
+        # The deterministic mode cannot sum a broadcast bias's gradient
+        # (a clear Unsupported error, test/GPU/backward).
+        broadcast = self.bias and any(b != d for b, d in zip(self.bias[0], score))
+        if rng.random() < 0.3 and not ("--bias-grad" in flags and broadcast):
             flags.append("--deterministic")
         return " ".join(flags), outputs
 
