@@ -1,23 +1,30 @@
 #!/usr/bin/env bash
-# Readies the prepared kernel changes for one device session (run here, where
-# LLVM is): build-base/ gets main's attn-run and C library, built from a
-# clean checkout of HEAD, and the working tree gets the patches applied in
-# order (the steps named), built into build/.
-# Then, on the device, bench/ab.sh build-base build ... times a change,
-# scripts/gpu-tests.sh build runs the GPU cases the patches add, and
-# ATTN_NO_PDL=1 switches step 57 off within the patched build.
-#   bench/experiments/prepare.sh 55 57
+# Readies kernel changes for one device session (run here, where LLVM is):
+# build-base/ gets main's attn-run and C library, built from a clean
+# checkout of HEAD, and the working tree gets the patches of the steps named
+# applied in order (bench/experiments/stepN-*.patch), built into build/.
+# With no step named, build/ is the working tree as it is (an uncommitted
+# change against HEAD). Then, on the device, bench/ab.sh build-base build ...
+# times the change and scripts/gpu-tests.sh build runs the GPU cases.
+#   bench/experiments/prepare.sh [STEP...]
 # Prints what the device run must carry. Leaves the patches applied: `git
 # checkout -- . && git clean -fd kernels-templates test` undoes them.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 steps=("$@")
-[[ ${#steps[@]} -gt 0 ]] || { echo "usage: prepare.sh STEP..." >&2; exit 2; }
-if ! git diff --quiet HEAD -- kernels-templates lib include test python; then
-  echo "prepare: the working tree has changes; commit or stash them first" >&2
+if [[ ${#steps[@]} -gt 0 ]] && ! git diff --quiet HEAD -- kernels-templates lib include test python; then
+  echo "prepare: the working tree has changes; commit or stash them first" \
+       "(or name no step to build the tree as it is)" >&2
   exit 2
 fi
+patches=()
+for step in ${steps[@]+"${steps[@]}"}; do
+  patch=$(ls bench/experiments/step"$step"-*.patch 2> /dev/null | head -n 1 || true)
+  [[ -n $patch ]] || { echo "prepare: no patch for step $step in bench/experiments" \
+    "(measured ones are in git history: git log --diff-filter=D -- bench/experiments)" >&2; exit 2; }
+  patches+=("$patch")
+done
 
 # main, for the before side of every A/B.
 base=$(mktemp -d /tmp/attn-base.XXXXXX)
@@ -32,9 +39,7 @@ strip build-base/bin/attn-run
 cp -P "$base"/build/lib/libattn_c.so* build-base/lib/
 strip --strip-unneeded build-base/lib/libattn_c.so.[0-9]*
 
-for step in "${steps[@]}"; do
-  patch=$(ls bench/experiments/step"$step"-*.patch 2> /dev/null | head -n 1)
-  [[ -n $patch ]] || { echo "prepare: no patch for step $step" >&2; exit 2; }
+for patch in ${patches[@]+"${patches[@]}"}; do
   git apply "$patch" || { echo "prepare: $patch does not apply" >&2; exit 1; }
   echo "applied $patch"
 done
