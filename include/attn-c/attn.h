@@ -148,7 +148,8 @@ ATTN_C_API int32_t attn_abi_version(void);
  * query lengths up to attn_max_decode_queries() (16) are decode, their
  * tiles picked by the memory model, so each such length is worth a kernel
  * of its own; attn_max_score_mod_captures() is ATTN_MAX_SCORE_MOD_CAPTURES
- * of this header. */
+ * of this header. (Added within ABI 3: callers of ABI 3 without them are
+ * unaffected.) */
 ATTN_C_API int32_t attn_max_decode_queries(void);
 ATTN_C_API int32_t attn_max_score_mod_captures(void);
 
