@@ -73,7 +73,8 @@ struct AttnDeriveBackwardPass
         builder, op.getLoc(), gradTypes, op.getQ(), op.getK(), op.getV(),
         op.getOutput(), gradOutput, op.getLse(), op.getLengths(), op.getKeep(),
         op.getBias(), op.getCaptures(), op.getScaleAttr(), op.getTransposeKAttr(),
-        op.getMaskAttr(), /*config=*/BackwardConfigAttr());
+        op.getMaskAttr(), /*config=*/BackwardConfigAttr(),
+        /*plan=*/BackwardPlanAttr());
     if (op.hasScoreMod()) {
       IRMapping mapping;
       op.getScoreMod().cloneInto(&bwd.getScoreMod(), mapping);

@@ -479,7 +479,8 @@ LogicalResult rewriteChain(AttentionChain &chain, IRRewriter &rewriter,
       /*cu_seqlens_q=*/Value(), /*cu_seqlens_k=*/Value(), chain.sinks,
       /*block_table=*/Value(),
       llvm::APFloat(static_cast<float>(chain.scale)), chain.transposeK,
-      chain.mask.isEmpty() ? MaskAttr() : chain.mask, ConfigAttr());
+      chain.mask.isEmpty() ? MaskAttr() : chain.mask, ConfigAttr(),
+      LaunchPlanAttr());
   if (chain.scoreMod) {
     IRMapping mapping;
     chain.scoreMod.getBody().cloneInto(&flash.getScoreMod(), mapping);

@@ -195,3 +195,54 @@ LogicalResult BackwardConfigAttr::verify(
     return emitError() << why;
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// LaunchPlanAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+LaunchPlanAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
+                       DenseI64ArrayAttr spillBlockN, ConfigAttr longKeys,
+                       DenseI64ArrayAttr longKeysSpillBlockN,
+                       ConfigAttr cpAsync,
+                       DenseI64ArrayAttr cpAsyncSpillBlockN) {
+  for (auto [name, list] :
+       {std::pair<StringRef, DenseI64ArrayAttr>{"spill_block_n", spillBlockN},
+        {"long_keys_spill_block_n", longKeysSpillBlockN},
+        {"cp_async_spill_block_n", cpAsyncSpillBlockN}}) {
+    if (!list)
+      continue;
+    ArrayRef<int64_t> values = list.asArrayRef();
+    for (size_t i = 0; i < values.size(); ++i)
+      if (values[i] <= 0 || (i && values[i] >= values[i - 1]))
+        return emitError() << name
+                           << " must list positive key tiles, most keys "
+                              "first (each below the one before)";
+  }
+  if (longKeysSpillBlockN && !longKeys)
+    return emitError() << "long_keys_spill_block_n needs long_keys";
+  if (cpAsyncSpillBlockN && !cpAsync)
+    return emitError() << "cp_async_spill_block_n needs cp_async";
+  if (cpAsync) {
+    const ::attn::KernelVariant *v =
+        ::attn::findKernelVariant(cpAsync.getVariant());
+    if (v && v->persistent)
+      return emitError() << "cp_async names the persistent (TMA) variant "
+                         << cpAsync.getVariant()
+                         << "; it must load with cp.async";
+  }
+  return success();
+}
+
+SmallVector<ConfigAttr> LaunchPlanAttr::narrowed(ConfigAttr config,
+                                                 DenseI64ArrayAttr blockNs) {
+  SmallVector<ConfigAttr> configs;
+  if (!config || !blockNs)
+    return configs;
+  for (int64_t blockN : blockNs.asArrayRef())
+    configs.push_back(ConfigAttr::get(config.getContext(), config.getVariant(),
+                                      config.getBlockM(), blockN,
+                                      config.getNumWarps(),
+                                      config.getStages()));
+  return configs;
+}

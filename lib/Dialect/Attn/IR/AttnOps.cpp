@@ -556,6 +556,44 @@ static LogicalResult verifyCuSeqlens(Operation *op, Value cuSeqlensQ,
   return success();
 }
 
+/// A launch plan narrows configs the op has: the config itself and the
+/// plan's long-keys and cp.async configs, each to fewer keys per tile that
+/// its variant accepts.
+static LogicalResult verifyLaunchPlan(FlashOp op) {
+  LaunchPlanAttr plan = op.getPlanAttr();
+  if (!plan)
+    return success();
+  if (!op.getConfig())
+    return op.emitOpError() << "has a launch plan but no config";
+  for (auto [name, config, blockNs] :
+       {std::tuple<StringRef, ConfigAttr, DenseI64ArrayAttr>{
+            "spill_block_n", op.getConfigAttr(), plan.getSpillBlockN()},
+        {"long_keys_spill_block_n", plan.getLongKeys(),
+         plan.getLongKeysSpillBlockN()},
+        {"cp_async_spill_block_n", plan.getCpAsync(),
+         plan.getCpAsyncSpillBlockN()}}) {
+    if (!blockNs)
+      continue;
+    for (int64_t blockN : blockNs.asArrayRef()) {
+      if (blockN >= config.getBlockN())
+        return op.emitOpError()
+               << "launch plan's " << name << " lists " << blockN
+               << " keys per tile, not fewer than its config's "
+               << config.getBlockN();
+      auto narrowed = ConfigAttr::getChecked(
+          [&] {
+            return op.emitOpError()
+                   << "launch plan's " << name << " entry " << blockN << ": ";
+          },
+          op.getContext(), config.getVariant(), config.getBlockM(), blockN,
+          config.getNumWarps(), config.getStages());
+      if (!narrowed)
+        return failure();
+    }
+  }
+  return success();
+}
+
 LogicalResult FlashOp::verify() {
   if (failed(verifyCuSeqlens(*this, getCuSeqlensQ(), getCuSeqlensK())))
     return failure();
@@ -710,7 +748,8 @@ LogicalResult FlashOp::verify() {
              : SmallVector<int64_t>{q.getDimSize(0), qHeads, q.getDimSize(2),
                                     kvSeq};
   if (failed(verifyMaskOperands(*this, mask, scoreShape, getLengths(),
-                                getKeep(), getBias())))
+                                getKeep(), getBias())) ||
+      failed(verifyLaunchPlan(*this)))
     return failure();
 
   return verifyScoreMod(*this, getScoreMod(), Float32Type::get(getContext()),
@@ -834,7 +873,9 @@ LogicalResult FlashBwdOp::verify() {
                            << getBias().getType();
   }
 
-  if (BackwardConfigAttr config = getConfigAttr()) {
+  // The config, and the one the plan runs where its kernels spill.
+  auto verifyConfig = [&](BackwardConfigAttr config,
+                          StringRef role) -> LogicalResult {
     // The config verifier ensures the variant exists.
     const ::attn::BackwardKernelVariant *variant =
         ::attn::findBackwardKernelVariant(config.getVariant());
@@ -842,13 +883,24 @@ LogicalResult FlashBwdOp::verify() {
                                getTransposeK(), false, false};
     std::string why = variant->checkOperands(shape);
     if (!why.empty())
-      return emitOpError() << "backward variant " << config.getVariant()
+      return emitOpError() << role << "backward variant " << config.getVariant()
                            << " needs " << why;
     why = variant->checkTilesFor({config.getBlockM(), config.getBlockN(),
                                   config.getNumWarps(), config.getStages()},
                                  shape);
     if (!why.empty())
-      return emitOpError() << why;
+      return emitOpError() << role << why;
+    return success();
+  };
+  if (BackwardConfigAttr config = getConfigAttr())
+    if (failed(verifyConfig(config, "")))
+      return failure();
+  if (BackwardPlanAttr plan = getPlanAttr()) {
+    if (!getConfig())
+      return emitOpError() << "has a backward plan but no config";
+    if (plan.getSpill() &&
+        failed(verifyConfig(plan.getSpill(), "backward plan's spill config: ")))
+      return failure();
   }
 
   if (failed(verifyFinite(*this, "scale", getScale())))

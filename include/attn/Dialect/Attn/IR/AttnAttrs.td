@@ -142,4 +142,63 @@ def Attn_BackwardConfigAttr : Attn_Attr<"BackwardConfig", "backward_config"> {
   let genVerifyDecl = 1;
 }
 
+def Attn_LaunchPlanAttr : Attn_Attr<"LaunchPlan", "launch_plan"> {
+  let summary = "The kernels an attn.flash may launch besides its config's";
+  let description = [{
+    Set by `--attn-select-config` beside `config`, so that the runtime
+    emits every kernel an op may launch in one pass and only chooses among
+    them after compiling (lib/API/Compile.cpp). All fields are optional:
+
+    - `spill_block_n`: narrower key tiles of `config` (its variant, block_m,
+      warps and stages), most keys first. Where ptxas spills the config's
+      kernel, the first of these whose kernel does not spill runs instead
+      (the register model counts a score_mod as a fixed amount of work).
+      Absent where the tiles were given: those are kept, spills and all.
+    - `long_keys`: with a dynamic key length, the tiles that suit keys past
+      the first kernel's range (KernelVariants.h, alignedKeysUpTo); both
+      kernels are compiled and launches pick by length.
+      `long_keys_spill_block_n` narrows them as `spill_block_n` does.
+    - `cp_async`: for a persistent (TMA) config, the cp.async kernel of the
+      same attention that runs launches whose q, k or v TMA cannot read
+      (compiled at the first such launch); `cp_async_spill_block_n` narrows
+      it.
+
+    ```mlir
+    #attn.launch_plan<spill_block_n = array<i64: 112, 96>,
+                      cp_async = #attn.config<variant = "sm80", block_m = 128, block_n = 64, num_warps = 4, stages = 2>>
+    ```
+  }];
+  let parameters = (ins
+    OptionalParameter<"DenseI64ArrayAttr">:$spill_block_n,
+    OptionalParameter<"ConfigAttr">:$long_keys,
+    OptionalParameter<"DenseI64ArrayAttr">:$long_keys_spill_block_n,
+    OptionalParameter<"ConfigAttr">:$cp_async,
+    OptionalParameter<"DenseI64ArrayAttr">:$cp_async_spill_block_n);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The configs `spill_block_n`-style `blockNs` name: `config` with each
+    /// of those key tiles, in order.
+    static ::llvm::SmallVector<ConfigAttr>
+    narrowed(ConfigAttr config, DenseI64ArrayAttr blockNs);
+  }];
+}
+
+def Attn_BackwardPlanAttr : Attn_Attr<"BackwardPlan", "backward_plan"> {
+  let summary = "The kernel an attn.flash_bwd runs where its config's spills";
+  let description = [{
+    Set by `--attn-select-config` beside a model-chosen `config`:
+    `spill` is the config the model picks without that config's variant
+    (the warp-specialized consumers have 240 registers, and some masks'
+    element-wise work takes more than the model counts). Where ptxas spills
+    the config's kernels and not this one's, this one runs.
+
+    ```mlir
+    #attn.backward_plan<spill = #attn.backward_config<variant = "sm90", block_m = 64, block_n = 128, num_warps = 8, stages = 2>>
+    ```
+  }];
+  let parameters = (ins OptionalParameter<"BackwardConfigAttr">:$spill);
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
 #endif // ATTN_DIALECT_ATTN_IR_ATTNATTRS_TD

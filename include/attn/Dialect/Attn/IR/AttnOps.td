@@ -188,7 +188,8 @@ def Attn_FlashOp : Attn_Op<"flash", [Pure, AttrSizedOperandSegments]> {
     row whose keys are all masked yields zeros (and -inf logsumexp).
 
     `mask` and its operands follow `attn.mask`. `config`, set by
-    `--attn-select-config`, picks the kernel. The optional `score_mod`
+    `--attn-select-config`, picks the kernel, and `plan` (#attn.launch_plan)
+    the others a launch may run instead. The optional `score_mod`
     region has the signature of `attn.score_mod`'s, on f32 scores after
     scaling and before masking; its `captures` are those of
     `attn.score_mod`, and the region's block arguments after the five
@@ -269,7 +270,8 @@ def Attn_FlashOp : Attn_Op<"flash", [Pure, AttrSizedOperandSegments]> {
                        F32Attr:$scale,
                        UnitAttr:$transpose_k,
                        OptionalAttr<Attn_MaskAttr>:$mask,
-                       OptionalAttr<Attn_ConfigAttr>:$config);
+                       OptionalAttr<Attn_ConfigAttr>:$config,
+                       OptionalAttr<Attn_LaunchPlanAttr>:$plan);
   let results = (outs Attn_HalfTensor:$output,
                       Optional<RankedTensorOf<[F32]>>:$lse);
   let regions = (region MaxSizedRegion<1>:$score_mod);
@@ -341,7 +343,8 @@ def Attn_FlashBwdOp : Attn_Op<"flash_bwd", [Pure, AttrSizedOperandSegments]> {
     with respect to the score (its argument 0), on the same arguments (the
     five scalars, then one per capture: a capture is read, never
     differentiated); both regions are present or both absent. `config`,
-    set by `--attn-select-config`, picks the kernels.
+    set by `--attn-select-config`, picks the kernels, and `plan`
+    (#attn.backward_plan) those that run where they spill.
 
     ```mlir
     %dq, %dk, %dv = attn.flash_bwd %q, %k, %v, %o, %do, %lse
@@ -362,7 +365,8 @@ def Attn_FlashBwdOp : Attn_Op<"flash_bwd", [Pure, AttrSizedOperandSegments]> {
                        F32Attr:$scale,
                        UnitAttr:$transpose_k,
                        OptionalAttr<Attn_MaskAttr>:$mask,
-                       OptionalAttr<Attn_BackwardConfigAttr>:$config);
+                       OptionalAttr<Attn_BackwardConfigAttr>:$config,
+                       OptionalAttr<Attn_BackwardPlanAttr>:$plan);
   let results = (outs Attn_HalfTensor:$grad_q, Attn_HalfTensor:$grad_k,
                       Attn_HalfTensor:$grad_v,
                       Optional<Attn_FloatTensor>:$grad_bias);
