@@ -127,55 +127,162 @@ buildAll(Context &context, const std::vector<KernelSpec> &specs) {
   return built;
 }
 
-/// The spec of `flash` under `config`, the op's own config left as it was.
-mlir::FailureOr<KernelSpec> emitWithConfig(mlir::attn::FlashOp flash,
-                                           mlir::attn::ConfigAttr config) {
-  mlir::attn::ConfigAttr own = flash.getConfigAttr();
-  flash.setConfigAttr(config);
-  mlir::FailureOr<KernelSpec> spec = mlir::attn::emitFlashKernel(flash);
-  flash.setConfigAttr(own);
-  return spec;
+/// One kernel of an op's launch plan, emitted: its config and spec, and the
+/// narrower tiles that run where ptxas spills it (the plan's
+/// *spill_block_n, most keys first; none where the tiles were given).
+struct PlannedKernel {
+  mlir::attn::ConfigAttr config;
+  KernelSpec spec;
+  llvm::SmallVector<mlir::attn::ConfigAttr> narrowerConfigs;
+  std::vector<KernelSpec> narrower;
+};
+
+/// Every kernel an op may launch (#attn.launch_plan, #attn.backward_plan),
+/// all emitted before any is compiled: after NVRTC the runtime only picks
+/// among them.
+struct OpPlan {
+  mlir::Operation *op = nullptr;
+  PlannedKernel primary;
+  std::optional<PlannedKernel> longKeys, cpAsync;
+  /// A backward's kernel for where the primary's spill.
+  mlir::attn::BackwardConfigAttr backwardSpillConfig;
+  std::optional<KernelSpec> backwardSpill;
+};
+
+mlir::FailureOr<PlannedKernel> emitPlanned(mlir::attn::FlashOp flash,
+                                           mlir::attn::ConfigAttr config,
+                                           mlir::DenseI64ArrayAttr narrower) {
+  PlannedKernel planned;
+  planned.config = config;
+  mlir::FailureOr<KernelSpec> spec = mlir::attn::emitFlashKernel(flash, config);
+  if (mlir::failed(spec))
+    return mlir::failure();
+  planned.spec = std::move(*spec);
+  planned.narrowerConfigs =
+      mlir::attn::LaunchPlanAttr::narrowed(config, narrower);
+  for (mlir::attn::ConfigAttr narrowerConfig : planned.narrowerConfigs) {
+    mlir::FailureOr<KernelSpec> narrowerSpec =
+        mlir::attn::emitFlashKernel(flash, narrowerConfig);
+    if (mlir::failed(narrowerSpec))
+      return mlir::failure();
+    planned.narrower.push_back(std::move(*narrowerSpec));
+  }
+  return planned;
 }
 
-/// A persistent (TMA) kernel gets the cp.async kernel that the cost model
-/// picks for the same attention: emitted now, compiled by the first launch
-/// whose operands TMA cannot read (Kernel::setCpAsyncFallback). Where that
-/// kernel spills, the build goes on as avoidSpills does, over specs of
-/// narrower key tiles emitted now (the op is gone by then).
-Status attachCpAsyncFallback(Context &context, mlir::attn::FlashOp flash,
-                             Kernel &kernel,
-                             const DiagnosticCollector &diagnostics) {
-  const KernelVariant *variant = findKernelVariant(kernel.spec().variant);
-  std::optional<mlir::attn::ArchInfo> arch =
-      mlir::attn::lookupArch(context.arch());
-  if (!variant || !variant->persistent || !arch)
-    return Status::ok();
-  mlir::attn::ConfigAttr cpAsync =
-      mlir::attn::selectCpAsyncConfig(flash, *arch);
-  if (!cpAsync) // such launches are errors that say why
-    return Status::ok();
-  mlir::FailureOr<KernelSpec> spec = emitWithConfig(flash, cpAsync);
-  if (mlir::failed(spec))
-    return Status(StatusCode::Unsupported, diagnostics.joinedErrors());
-  std::vector<Kernel::DeferredBuild> narrower;
-  {
-    mlir::attn::ConfigAttr own = flash.getConfigAttr();
-    flash.setConfigAttr(cpAsync);
-    llvm::SmallVector<mlir::attn::ConfigAttr> configs =
-        mlir::attn::narrowerKeyTiles(flash, *arch);
-    flash.setConfigAttr(own);
-    for (mlir::attn::ConfigAttr config : configs) {
-      mlir::FailureOr<KernelSpec> narrowSpec = emitWithConfig(flash, config);
-      if (mlir::succeeded(narrowSpec))
-        narrower.push_back(context.deferBuild(std::move(*narrowSpec)));
+/// Emits `op`'s kernel and the others its plan names.
+mlir::FailureOr<OpPlan> emitPlan(mlir::Operation *op) {
+  OpPlan plan;
+  plan.op = op;
+  if (auto flash = mlir::dyn_cast<mlir::attn::FlashOp>(op)) {
+    mlir::attn::LaunchPlanAttr launch = flash.getPlanAttr();
+    mlir::FailureOr<PlannedKernel> primary = emitPlanned(
+        flash, flash.getConfigAttr(),
+        launch ? launch.getSpillBlockN() : mlir::DenseI64ArrayAttr());
+    if (mlir::failed(primary))
+      return mlir::failure();
+    plan.primary = std::move(*primary);
+    if (launch && launch.getLongKeys()) {
+      mlir::FailureOr<PlannedKernel> longKeys = emitPlanned(
+          flash, launch.getLongKeys(), launch.getLongKeysSpillBlockN());
+      if (mlir::failed(longKeys))
+        return mlir::failure();
+      plan.longKeys = std::move(*longKeys);
     }
+    if (launch && launch.getCpAsync()) {
+      mlir::FailureOr<PlannedKernel> cpAsync = emitPlanned(
+          flash, launch.getCpAsync(), launch.getCpAsyncSpillBlockN());
+      if (mlir::failed(cpAsync))
+        return mlir::failure();
+      plan.cpAsync = std::move(*cpAsync);
+    }
+    return plan;
   }
-  const std::string name = spec->name;
-  Kernel::DeferredBuild chosen = context.deferBuild(std::move(*spec));
+  if (auto backward = mlir::dyn_cast<mlir::attn::FlashBwdOp>(op)) {
+    mlir::FailureOr<KernelSpec> spec =
+        mlir::attn::emitFlashBackwardKernel(backward);
+    if (mlir::failed(spec))
+      return mlir::failure();
+    plan.primary.spec = std::move(*spec);
+    if (mlir::attn::BackwardPlanAttr backwardPlan = backward.getPlanAttr();
+        backwardPlan && backwardPlan.getSpill()) {
+      mlir::FailureOr<KernelSpec> spill = mlir::attn::emitFlashBackwardKernel(
+          backward, backwardPlan.getSpill());
+      if (mlir::failed(spill))
+        return mlir::failure();
+      plan.backwardSpillConfig = backwardPlan.getSpill();
+      plan.backwardSpill = std::move(*spill);
+    }
+    return plan;
+  }
+  mlir::FailureOr<KernelSpec> spec =
+      mlir::attn::emitGraphKernel(mlir::cast<mlir::attn::KernelOp>(op));
+  if (mlir::failed(spec))
+    return mlir::failure();
+  plan.primary.spec = std::move(*spec);
+  return plan;
+}
+
+/// The kernel that runs for `planned`, whose own kernel `kernel` is: that
+/// one, or where ptxas spilled it, the first of its narrower tiles that does
+/// not spill (compiled a batch at a time, mostKeysWithoutSpills); its index
+/// among them in `picked` (-1: its own). If every one spills, its own.
+std::shared_ptr<Kernel> pickWithoutSpills(Context &context,
+                                          const PlannedKernel &planned,
+                                          std::shared_ptr<Kernel> kernel,
+                                          int &picked) {
+  picked = -1;
+  if (spillBytes(*kernel) == 0 || planned.narrower.empty())
+    return kernel;
+  std::vector<Kernel::DeferredBuild> builds;
+  for (const KernelSpec &spec : planned.narrower)
+    builds.push_back(context.deferBuild(spec));
+  auto [index, best] = mostKeysWithoutSpills(builds);
+  if (!best)
+    return kernel;
+  picked = index;
+  return best;
+}
+
+/// "ptxas spilled N bytes at MxN (variant)ROLE; compiled with block_n B,
+/// which does not spill", on `flash`.
+void remarkNarrowed(mlir::attn::FlashOp flash, int spilled,
+                    mlir::attn::ConfigAttr from, mlir::attn::ConfigAttr to,
+                    llvm::StringRef role) {
+  flash.emitRemark() << "ptxas spilled " << spilled << " bytes at "
+                     << from.getBlockM() << "x" << from.getBlockN() << " ("
+                     << from.getVariant() << ")" << role
+                     << "; compiled with block_n " << to.getBlockN()
+                     << ", which does not spill";
+}
+
+/// The narrower tiles of `planned` after its `picked`-th, as the plan
+/// spells them (null if none).
+mlir::DenseI64ArrayAttr narrowerAfter(mlir::MLIRContext *context,
+                                      const PlannedKernel &planned,
+                                      int picked) {
+  llvm::SmallVector<int64_t> rest;
+  for (size_t i = picked + 1; i < planned.narrowerConfigs.size(); ++i)
+    rest.push_back(planned.narrowerConfigs[i].getBlockN());
+  return rest.empty() ? mlir::DenseI64ArrayAttr()
+                      : mlir::DenseI64ArrayAttr::get(context, rest);
+}
+
+/// The cp.async kernel of a persistent `kernel`'s plan, for launches TMA
+/// cannot read: compiled by the first such launch
+/// (Kernel::setCpAsyncFallback); where it spills, the first of its narrower
+/// tiles that does not.
+void attachCpAsyncFallback(Context &context, const PlannedKernel &planned,
+                           Kernel &kernel) {
+  std::vector<Kernel::DeferredBuild> narrower;
+  for (const KernelSpec &spec : planned.narrower)
+    narrower.push_back(context.deferBuild(spec));
+  const std::string name = planned.spec.name;
+  Kernel::DeferredBuild own = context.deferBuild(planned.spec);
   kernel.setCpAsyncFallback(
-      name, [chosen = std::move(chosen), narrower = std::move(narrower),
+      name, [own = std::move(own), narrower = std::move(narrower),
              name]() -> Result<std::shared_ptr<Kernel>> {
-        Result<std::shared_ptr<Kernel>> built = chosen();
+        Result<std::shared_ptr<Kernel>> built = own();
         const int spilled = built ? spillBytes(**built) : 0;
         if (spilled == 0 || narrower.empty())
           return built;
@@ -189,90 +296,82 @@ Status attachCpAsyncFallback(Context &context, mlir::attn::FlashOp flash,
               std::to_string(best->spec().blockN) + "), which does not spill");
         return best;
       });
-  return Status::ok();
 }
 
-/// The arch whose model picks another config for a kernel that spilled
-/// `spilled` bytes; none if it did not spill or the arch has no model.
-std::optional<mlir::attn::ArchInfo> archToRespill(const Context &context,
-                                                  int spilled) {
-  if (spilled == 0)
-    return std::nullopt;
-  return mlir::attn::lookupArch(context.arch());
-}
-
-/// Where ptxas spills a kernel whose tiles the cost model chose, the same
-/// variant with fewer keys per tile (narrowerKeyTiles), the most that do not
-/// spill (mostKeysWithoutSpills); a remark on the op says so. The register
-/// models count a score_mod as a fixed amount of element-wise work, and
-/// captured tensors' loads or a long region push its tiles over
-/// (test/Target/Cuda/ptxas-score-mod.test). If every kernel tried spills,
-/// the model's stays. `kernel` is the op's config's (for the tiles of long
-/// keys, that config is set on the op while this runs; `role` names them
-/// in the remark).
-Status avoidSpills(Context &context, mlir::attn::FlashOp flash,
-                   std::shared_ptr<Kernel> &kernel, llvm::StringRef role = "") {
+/// The kernels of one forward op once its plan's first kernels are built
+/// (`kernel`, and `longKernel` for long keys): the picks where they spilled,
+/// the long-keys kernel and cp.async fallback attached. The op's config and
+/// plan are set to what was picked, so that the lowered IR says what runs.
+std::shared_ptr<Kernel> finishForward(Context &context, const OpPlan &plan,
+                                      std::shared_ptr<Kernel> kernel,
+                                      std::shared_ptr<Kernel> longKernel) {
+  auto flash = mlir::cast<mlir::attn::FlashOp>(plan.op);
+  mlir::MLIRContext *mlirContext = flash.getContext();
+  mlir::attn::LaunchPlanAttr launch = flash.getPlanAttr();
+  int picked = -1;
   const int spilled = spillBytes(*kernel);
-  std::optional<mlir::attn::ArchInfo> arch = archToRespill(context, spilled);
-  if (!arch)
-    return Status::ok();
-  mlir::attn::ConfigAttr chosen = flash.getConfigAttr();
-  llvm::SmallVector<mlir::attn::ConfigAttr> narrower =
-      mlir::attn::narrowerKeyTiles(flash, *arch); // most keys first
-  // Emitted here, one by one (emission sets the op's config); compiled in
-  // parallel.
-  std::vector<Kernel::DeferredBuild> builds;
-  for (mlir::attn::ConfigAttr config : narrower) {
-    mlir::FailureOr<KernelSpec> spec = emitWithConfig(flash, config);
-    if (mlir::succeeded(spec))
-      builds.push_back(context.deferBuild(std::move(*spec)));
+  kernel = pickWithoutSpills(context, plan.primary, kernel, picked);
+  mlir::attn::ConfigAttr config = plan.primary.config;
+  mlir::DenseI64ArrayAttr spillBlockN =
+      launch ? launch.getSpillBlockN() : mlir::DenseI64ArrayAttr();
+  if (picked >= 0) {
+    config = plan.primary.narrowerConfigs[picked];
+    remarkNarrowed(flash, spilled, plan.primary.config, config, "");
+    spillBlockN = narrowerAfter(mlirContext, plan.primary, picked);
+  }
+  mlir::attn::ConfigAttr longConfig;
+  mlir::DenseI64ArrayAttr longSpillBlockN;
+  if (plan.longKeys) {
+    const int longSpilled = spillBytes(*longKernel);
+    longKernel =
+        pickWithoutSpills(context, *plan.longKeys, longKernel, picked);
+    longConfig = plan.longKeys->config;
+    longSpillBlockN = launch.getLongKeysSpillBlockN();
+    if (picked >= 0) {
+      longConfig = plan.longKeys->narrowerConfigs[picked];
+      remarkNarrowed(flash, longSpilled, plan.longKeys->config, longConfig,
+                     " for long keys");
+      longSpillBlockN = narrowerAfter(mlirContext, *plan.longKeys, picked);
+    }
+    if (longConfig == config) {
+      // Narrowed to the short keys' tiles: one kernel for every length.
+      longConfig = nullptr;
+      longSpillBlockN = nullptr;
+    } else {
+      kernel->setLongKeysKernel(
+          longKernel, alignedKeysUpTo(kernel->spec().causal ||
+                                      kernel->spec().window));
+    }
+  }
+  if (plan.cpAsync)
+    attachCpAsyncFallback(context, *plan.cpAsync, *kernel);
+  flash.setConfigAttr(config);
+  if (launch) {
+    auto picks = mlir::attn::LaunchPlanAttr::get(
+        mlirContext, spillBlockN, longConfig, longSpillBlockN,
+        launch.getCpAsync(), launch.getCpAsyncSpillBlockN());
+    if (picks == mlir::attn::LaunchPlanAttr::get(mlirContext, nullptr, nullptr,
+                                                 nullptr, nullptr, nullptr))
+      flash.removePlanAttr();
     else
-      builds.push_back(
-          [] { return Result<std::shared_ptr<Kernel>>(Status(
-                   StatusCode::Unsupported, "not emitted")); });
+      flash.setPlanAttr(picks);
   }
-  auto [index, best] = mostKeysWithoutSpills(builds);
-  if (!best)
-    return Status::ok();
-  mlir::attn::ConfigAttr bestConfig = narrower[index];
-  flash.setConfigAttr(bestConfig);
-  flash.emitRemark() << "ptxas spilled " << spilled << " bytes at "
-                     << chosen.getBlockM() << "x" << chosen.getBlockN() << " ("
-                     << chosen.getVariant() << ")" << role
-                     << "; compiled with block_n "
-                     << bestConfig.getBlockN() << ", which does not spill";
-  kernel = best;
-  return Status::ok();
+  return kernel;
 }
 
-/// A backward kernel of the model's config that spills: the config the
-/// model picks without that variant (the warp-specialized one's consumers
-/// have 240 registers, and the element-wise work of some masks takes more
-/// than its model counts), where that kernel does not spill. If it spills
-/// too, the model's stays.
-Status avoidBackwardSpills(Context &context, mlir::attn::FlashBwdOp backward,
-                           std::shared_ptr<Kernel> &kernel) {
+/// A backward whose kernels spilled runs its plan's spill config where
+/// that one's do not (a remark says so); otherwise its own.
+std::shared_ptr<Kernel> finishBackward(Context &context, const OpPlan &plan,
+                                       std::shared_ptr<Kernel> kernel) {
   const int spilled = spillBytes(*kernel);
-  std::optional<mlir::attn::ArchInfo> arch = archToRespill(context, spilled);
-  if (!arch)
-    return Status::ok();
+  if (spilled == 0 || !plan.backwardSpill)
+    return kernel;
+  Result<std::shared_ptr<Kernel>> retry = context.build(*plan.backwardSpill);
+  if (!retry || spillBytes(**retry) != 0)
+    return kernel;
+  auto backward = mlir::cast<mlir::attn::FlashBwdOp>(plan.op);
   mlir::attn::BackwardConfigAttr chosen = backward.getConfigAttr();
-  mlir::attn::BackwardConfigAttr other =
-      mlir::attn::selectBackwardConfigWithout(backward, *arch,
-                                              chosen.getVariant());
-  if (!other)
-    return Status::ok();
-  backward.setConfigAttr(other);
-  mlir::FailureOr<KernelSpec> spec =
-      mlir::attn::emitFlashBackwardKernel(backward);
-  Result<std::shared_ptr<Kernel>> retry =
-      mlir::succeeded(spec) ? context.build(*spec)
-                            : Result<std::shared_ptr<Kernel>>(
-                                  Status(StatusCode::Unsupported, "not emitted"));
-  if (!retry || spillBytes(**retry) != 0) {
-    backward.setConfigAttr(chosen);
-    return Status::ok();
-  }
+  mlir::attn::BackwardConfigAttr other = plan.backwardSpillConfig;
   backward.emitRemark() << "ptxas spilled " << spilled
                         << " bytes in backward variant " << chosen.getVariant()
                         << "; compiled with backward variant "
@@ -280,8 +379,9 @@ Status avoidBackwardSpills(Context &context, mlir::attn::FlashBwdOp backward,
                         << "x" << other.getBlockN() << "x"
                         << other.getNumWarps() << "x" << other.getStages()
                         << "), which does not spill";
-  kernel = *retry;
-  return Status::ok();
+  backward.setConfigAttr(other);
+  backward.removePlanAttr();
+  return *retry;
 }
 
 } // namespace
@@ -302,24 +402,6 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
     return Status(StatusCode::InvalidArgument,
                   "the backward is derived from fused attention: it needs "
                   "the pipeline and no 'unfused'");
-  // Tiles the input (a written #attn.config) or the options fix are kept
-  // even where they spill.
-  llvm::SmallPtrSet<mlir::Operation *, 4> givenTiles;
-  module.walk([&](mlir::attn::FlashOp op) {
-    if (op.getConfig())
-      givenTiles.insert(op);
-  });
-  const bool tilesForced =
-      options.blockM || options.blockN || options.numWarps || options.stages;
-  // Likewise a backward's written #attn.backward_config or the options'
-  // backward variant or tiles.
-  llvm::SmallPtrSet<mlir::Operation *, 4> givenBackwardConfigs;
-  module.walk([&](mlir::attn::FlashBwdOp op) {
-    if (op.getConfig())
-      givenBackwardConfigs.insert(op);
-  });
-  const bool backwardForced =
-      !options.backwardVariant.empty() || !options.backwardTiles.empty();
   if (options.runPipeline) {
     if (!options.unfused && !mlir::attn::lookupArch(context.arch()))
       return Status(StatusCode::Unsupported,
@@ -344,57 +426,42 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
       why += "\n" + remark;
     return Status(StatusCode::Unsupported, why);
   }
-  // A hand-written config has not met the resource model yet: the verifier
-  // cannot know the GPU, but the context does.
-  if (std::optional<mlir::attn::ArchInfo> arch =
-          mlir::attn::lookupArch(context.arch()))
-    for (mlir::Operation *op : kernelOps) {
-      mlir::LogicalResult fits = mlir::success();
-      if (auto flash = mlir::dyn_cast<mlir::attn::FlashOp>(op))
-        fits = mlir::attn::verifyConfigFits(flash, *arch);
-      else if (auto backward = mlir::dyn_cast<mlir::attn::FlashBwdOp>(op))
-        fits = mlir::attn::verifyConfigFits(backward, *arch);
-      if (mlir::failed(fits))
-        return Status(StatusCode::Unsupported, diagnostics.joinedErrors());
-    }
-  // Every kernel is emitted first and compiled together (buildAll); the
-  // fixes below (spills, long keys) then go op by op. A dynamic length's
-  // long-key kernel is compiled with the others too: the step below that
-  // builds it finds it in the cache.
-  std::vector<KernelSpec> specs;
-  for (mlir::Operation *op : kernelOps) {
-    mlir::FailureOr<KernelSpec> spec;
-    if (auto flash = mlir::dyn_cast<mlir::attn::FlashOp>(op))
-      spec = mlir::attn::emitFlashKernel(flash);
-    else if (auto backward = mlir::dyn_cast<mlir::attn::FlashBwdOp>(op))
-      spec = mlir::attn::emitFlashBackwardKernel(backward);
-    else
-      spec = mlir::attn::emitGraphKernel(mlir::cast<mlir::attn::KernelOp>(op));
-    if (mlir::failed(spec))
-      return Status(StatusCode::Unsupported, diagnostics.joinedErrors());
-    specs.push_back(std::move(*spec));
-  }
-  std::vector<int> longSpecIndex(kernelOps.size(), -1);
-  for (size_t i = 0; i < kernelOps.size(); ++i)
-    if (auto flash = mlir::dyn_cast<mlir::attn::FlashOp>(kernelOps[i]))
-      if (auto longConfig = flash->getAttrOfType<mlir::attn::ConfigAttr>(
-              kLongKeysConfigAttr)) {
-        std::optional<mlir::attn::ArchInfo> arch =
-            mlir::attn::lookupArch(context.arch());
-        mlir::attn::ConfigAttr config = flash.getConfigAttr();
-        flash.setConfigAttr(longConfig);
-        // Errors are reported (once) where the kernel is built below.
-        mlir::ScopedDiagnosticHandler quiet(
-            module.getContext(), [](mlir::Diagnostic &) { return mlir::success(); });
-        if (!arch || mlir::succeeded(mlir::attn::verifyConfigFits(flash, *arch)))
-          if (mlir::FailureOr<KernelSpec> longSpec =
-                  mlir::attn::emitFlashKernel(flash);
-              mlir::succeeded(longSpec)) {
-            longSpecIndex[i] = static_cast<int>(specs.size());
-            specs.push_back(std::move(*longSpec));
-          }
-        flash.setConfigAttr(config);
+  // attn-select-config checks configs and plans against the arch; IR
+  // compiled as it is was not through it (the verifier cannot know the GPU,
+  // but the context does).
+  if (!options.runPipeline)
+    if (std::optional<mlir::attn::ArchInfo> arch =
+            mlir::attn::lookupArch(context.arch()))
+      for (mlir::Operation *op : kernelOps) {
+        mlir::LogicalResult fits = mlir::success();
+        if (auto flash = mlir::dyn_cast<mlir::attn::FlashOp>(op))
+          fits = mlir::attn::verifyConfigFits(flash, *arch);
+        else if (auto backward = mlir::dyn_cast<mlir::attn::FlashBwdOp>(op))
+          fits = mlir::attn::verifyConfigFits(backward, *arch);
+        if (mlir::failed(fits))
+          return Status(StatusCode::Unsupported, diagnostics.joinedErrors());
       }
+  // Every kernel of every plan is emitted first; each op's first kernels
+  // (and a dynamic length's long-keys kernel) are then compiled together
+  // (buildAll), and the rest only where a pick needs them: narrower tiles
+  // where ptxas spilled, the cp.async kernel at the first launch TMA cannot
+  // read.
+  std::vector<OpPlan> plans;
+  for (mlir::Operation *op : kernelOps) {
+    mlir::FailureOr<OpPlan> plan = emitPlan(op);
+    if (mlir::failed(plan))
+      return Status(StatusCode::Unsupported, diagnostics.joinedErrors());
+    plans.push_back(std::move(*plan));
+  }
+  std::vector<KernelSpec> first;
+  std::vector<int> longIndex(plans.size(), -1);
+  for (const OpPlan &plan : plans)
+    first.push_back(plan.primary.spec);
+  for (size_t i = 0; i < plans.size(); ++i)
+    if (plans[i].longKeys) {
+      longIndex[i] = static_cast<int>(first.size());
+      first.push_back(plans[i].longKeys->spec);
+    }
   auto finish = [&]() -> CompiledModule {
     compiled.remarks = diagnostics.remarks;
     if (logEnabled())
@@ -408,76 +475,34 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
     return std::move(compiled);
   };
   // Emitted, not built: the pipeline and the emitters only (a CPU check of
-  // the IR, attn-run --no-compile). The cp.async fallbacks of persistent
-  // kernels, emitted once their kernel is built, are not.
+  // the IR, attn-run --no-compile).
   if (!options.compileKernels) {
-    compiled.emitted = std::move(specs);
+    compiled.emitted = std::move(first);
     return finish();
   }
   std::vector<std::optional<Result<std::shared_ptr<Kernel>>>> built =
-      buildAll(context, specs);
-  for (size_t i = 0; i < kernelOps.size(); ++i) {
-    mlir::Operation *op = kernelOps[i];
+      buildAll(context, first);
+  for (size_t i = 0; i < plans.size(); ++i) {
     Result<std::shared_ptr<Kernel>> kernel = std::move(*built[i]);
     if (!kernel)
       return kernel.status();
-    const bool modelTiles = !tilesForced && !givenTiles.contains(op);
-    if (auto flash = mlir::dyn_cast<mlir::attn::FlashOp>(op); flash && modelTiles)
-      if (Status s = avoidSpills(context, flash, *kernel); !s)
-        return s;
-    if (auto backward = mlir::dyn_cast<mlir::attn::FlashBwdOp>(op);
-        backward && !backwardForced && !givenBackwardConfigs.contains(op))
-      if (Status s = avoidBackwardSpills(context, backward, *kernel); !s)
-        return s;
-    // A dynamic key length with other tiles for long keys: their kernel
-    // too, which the first one's launches hand long key lengths to.
-    if (auto flash = mlir::dyn_cast<mlir::attn::FlashOp>(op))
-      if (auto longConfig = flash->getAttrOfType<mlir::attn::ConfigAttr>(
-              kLongKeysConfigAttr)) {
-        // Checked like the first (the attribute may be hand-written).
-        mlir::attn::ConfigAttr config = flash.getConfigAttr();
-        flash.setConfigAttr(longConfig);
-        std::optional<mlir::attn::ArchInfo> arch =
-            mlir::attn::lookupArch(context.arch());
-        mlir::FailureOr<KernelSpec> longSpec = mlir::failure();
-        if (!arch || mlir::succeeded(mlir::attn::verifyConfigFits(flash, *arch)))
-          longSpec = mlir::attn::emitFlashKernel(flash);
-        Result<std::shared_ptr<Kernel>> longKernel =
-            mlir::failed(longSpec)
-                ? Result<std::shared_ptr<Kernel>>(Status(
-                      StatusCode::Unsupported, diagnostics.joinedErrors()))
-            // Compiled with the others unless the op changed since.
-            : longSpecIndex[i] >= 0 &&
-                    specs[longSpecIndex[i]].source == longSpec->source
-                ? std::move(*built[longSpecIndex[i]])
-                : context.build(*longSpec);
-        Status spills = Status::ok();
-        if (longKernel && modelTiles)
-          spills = avoidSpills(context, flash, *longKernel, " for long keys");
-        longConfig = flash.getConfigAttr();
-        flash.setConfigAttr(config);
-        if (!longKernel)
-          return longKernel.status();
-        if (!spills)
-          return spills;
-        if (longConfig == config) {
-          // Narrowed to the short keys' tiles: one kernel for every length.
-          flash->removeAttr(kLongKeysConfigAttr);
-        } else {
-          flash->setAttr(kLongKeysConfigAttr, longConfig);
-          (*kernel)->setLongKeysKernel(
-              *longKernel, alignedKeysUpTo((*kernel)->spec().causal ||
-                                           (*kernel)->spec().window));
-        }
+    std::shared_ptr<Kernel> runs = *kernel;
+    if (mlir::isa<mlir::attn::FlashOp>(plans[i].op)) {
+      std::shared_ptr<Kernel> longKernel;
+      if (longIndex[i] >= 0) {
+        Result<std::shared_ptr<Kernel>> built_long =
+            std::move(*built[longIndex[i]]);
+        if (!built_long)
+          return built_long.status();
+        longKernel = *built_long;
       }
-    if (auto flash = mlir::dyn_cast<mlir::attn::FlashOp>(op))
-      if (Status s =
-              attachCpAsyncFallback(context, flash, **kernel, diagnostics);
-          !s)
-        return s;
-    compiled.kernels.push_back(*kernel);
+      runs = finishForward(context, plans[i], runs, longKernel);
+    } else if (mlir::isa<mlir::attn::FlashBwdOp>(plans[i].op)) {
+      runs = finishBackward(context, plans[i], runs);
+    }
+    compiled.kernels.push_back(runs);
   }
-  // After the kernels: avoidSpills may change a config and remark on it.
+  // After the kernels: a pick may change a config and remark on it.
   return finish();
 }
 

@@ -28,6 +28,14 @@ configureBackward(FlashBwdOp op, const ArchInfo &arch,
                   std::optional<::attn::TileConfig> forcedTiles = std::nullopt,
                   StringRef excludedVariant = "");
 
+/// The #attn.backward_config the model picks for `op` on `arch` among the
+/// backward variants other than `excluded`: a backward plan's spill config,
+/// which the runtime compiles where ptxas spills the model's choice. Null
+/// if none serves; the op's own config stays.
+BackwardConfigAttr selectBackwardConfigWithout(FlashBwdOp op,
+                                               const ArchInfo &arch,
+                                               llvm::StringRef excluded);
+
 /// Parses the backward-tiles override "MxNxWARPSxSTAGES" (positive
 /// integers); nullopt and `error` set if it is malformed.
 std::optional<::attn::TileConfig> parseBackwardTiles(StringRef text,

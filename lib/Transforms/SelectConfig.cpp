@@ -278,6 +278,76 @@ double bestTiles(const KernelVariant &candidate, FlashOp op, const Shape &shape,
   return bestScore;
 }
 
+/// The key tiles narrower than `config`'s of its variant (its block_m,
+/// warps and stages) that fit `arch`, the most keys first: a launch plan's
+/// spill_block_n, what the runtime compiles where ptxas spills `config`'s
+/// kernel (the register models count a score_mod as a fixed amount of
+/// element-wise work, not its captured tensors' loads nor the size of its
+/// region: test/Target/Cuda/ptxas-score-mod.test). Null if none.
+DenseI64ArrayAttr narrowerKeyTiles(FlashOp op, ConfigAttr config,
+                                   const ArchInfo &arch) {
+  const KernelVariant *variant =
+      ::attn::findKernelVariant(config.getVariant().str());
+  if (!variant)
+    return nullptr;
+  OperandShape shape = op.getOperandShape();
+  SmallVector<int64_t> blockNs;
+  for (const TileConfig &c : variant->candidates(shape))
+    if (c.blockM == config.getBlockM() && c.numWarps == config.getNumWarps() &&
+        c.stages == config.getStages() && c.blockN < config.getBlockN() &&
+        variant->checkTiles(c).empty() &&
+        variant->sharedBytes(c, shape) <= arch.maxSharedPerBlock &&
+        variant->registers(c, shape) <= variant->registerLimit(c))
+      blockNs.push_back(c.blockN);
+  llvm::sort(blockNs, std::greater<int64_t>());
+  blockNs.erase(std::unique(blockNs.begin(), blockNs.end()), blockNs.end());
+  return blockNs.empty() ? nullptr
+                         : DenseI64ArrayAttr::get(op.getContext(), blockNs);
+}
+
+/// The cost model's tiles for `op` on `arch` among the variants that load
+/// with cp.async (not persistent), which read strides and addresses that
+/// TMA rejects: a launch plan's cp_async. Null if none serves the operands.
+ConfigAttr selectCpAsyncConfig(FlashOp op, const ArchInfo &arch) {
+  Shape shape = shapeOf(op);
+  for (const KernelVariant &candidate : ::attn::kernelVariants()) {
+    if (candidate.persistent || !archRuns(candidate, arch) ||
+        !candidate.checkOperands(shape.operands).empty())
+      continue;
+    TileConfig best;
+    if (bestTiles(candidate, op, shape, arch, best) > 0.0)
+      return ConfigAttr::get(
+          op.getContext(),
+          StringRef(candidate.name.data(), candidate.name.size()), best.blockM,
+          best.blockN, best.numWarps, best.stages);
+  }
+  return nullptr;
+}
+
+/// Sets (or, where it would be empty, removes) the launch plan of `op`,
+/// whose config is set: the narrower tiles of that config where `narrow`,
+/// `longKeys` and theirs, and for a persistent config the cp.async
+/// kernel and its narrower tiles (the model's choice: always narrowed).
+void setLaunchPlan(FlashOp op, const ArchInfo &arch, bool narrow,
+                   ConfigAttr longKeys) {
+  ConfigAttr config = op.getConfigAttr();
+  const KernelVariant *variant =
+      ::attn::findKernelVariant(config.getVariant().str());
+  ConfigAttr cpAsync = variant && variant->persistent
+                           ? selectCpAsyncConfig(op, arch)
+                           : ConfigAttr();
+  auto plan = LaunchPlanAttr::get(
+      op.getContext(), narrow ? narrowerKeyTiles(op, config, arch) : nullptr,
+      longKeys,
+      longKeys && narrow ? narrowerKeyTiles(op, longKeys, arch) : nullptr,
+      cpAsync, cpAsync ? narrowerKeyTiles(op, cpAsync, arch) : nullptr);
+  if (plan == LaunchPlanAttr::get(op.getContext(), nullptr, nullptr, nullptr,
+                                  nullptr, nullptr))
+    op.removePlanAttr();
+  else
+    op.setPlanAttr(plan);
+}
+
 struct AttnSelectConfigPass
     : impl::AttnSelectConfigPassBase<AttnSelectConfigPass> {
   using Base::Base;
@@ -287,8 +357,17 @@ struct AttnSelectConfigPass
   }
 
   LogicalResult configure(FlashOp op, const ArchInfo &arch) {
-    if (op.getConfig() && !hasOverride())
+    // A written config is kept, once it fits the arch (the verifier cannot
+    // know the GPU); its tiles are not narrowed where they spill, and a
+    // written plan stays as it is.
+    const bool written = static_cast<bool>(op.getConfig());
+    if (written && !hasOverride()) {
+      if (failed(verifyConfigFits(op, arch)))
+        return failure();
+      if (!op.getPlan())
+        setLaunchPlan(op, arch, /*narrow=*/false, /*longKeys=*/nullptr);
       return success();
+    }
     Shape shape = shapeOf(op);
     for (auto [name, dim] :
          {std::pair<StringRef, int64_t>{"q/k", shape.operands.headDimQK},
@@ -471,9 +550,9 @@ struct AttnSelectConfigPass
     op.setConfigAttr(config);
 
     // A dynamic key length: the tiles above suit up to alignedKeysUpTo
-    // keys; where the model prefers others for long keys, they are recorded
+    // keys; where the model prefers others for long keys, they are planned
     // too, both kernels are compiled, and the runtime picks by length.
-    op->removeAttr(::attn::kLongKeysConfigAttr);
+    ConfigAttr longKeys;
     if (bestVariant && bestVariant->persistent && !hasOverride() &&
         shape.keys == 0) {
       Shape longShape = shape;
@@ -491,11 +570,14 @@ struct AttnSelectConfigPass
           (longBest.blockM != chosen.blockM || longBest.blockN != chosen.blockN ||
            longBest.numWarps != chosen.numWarps ||
            longBest.stages != chosen.stages))
-        op->setAttr(::attn::kLongKeysConfigAttr,
-                    ConfigAttr::get(op.getContext(), chosenVariant,
-                                    longBest.blockM, longBest.blockN,
-                                    longBest.numWarps, longBest.stages));
+        longKeys = ConfigAttr::get(op.getContext(), chosenVariant,
+                                   longBest.blockM, longBest.blockN,
+                                   longBest.numWarps, longBest.stages);
     }
+    // Tiles given (written on the op or as options) are kept, spills and
+    // all; the model's are narrowed where ptxas spills them.
+    const bool tilesGiven = written || blockM || blockN || numWarps || stages;
+    setLaunchPlan(op, arch, /*narrow=*/!tilesGiven, longKeys);
     return success();
   }
 
@@ -540,10 +622,21 @@ struct AttnSelectConfigPass
       }
     }
     result = getOperation()->walk([&](FlashBwdOp op) {
-      return failed(configureBackward(op, *info, backwardVariant,
-                                      forcedBackwardTiles))
-                 ? WalkResult::interrupt()
-                                                  : WalkResult::advance();
+      const bool modelChooses =
+          !op.getConfig() && backwardVariant.empty() && !forcedBackwardTiles;
+      if (!modelChooses && op.getConfig() && backwardVariant.empty() &&
+          !forcedBackwardTiles && failed(verifyConfigFits(op, *info)))
+        return WalkResult::interrupt();
+      if (failed(configureBackward(op, *info, backwardVariant,
+                                   forcedBackwardTiles)))
+        return WalkResult::interrupt();
+      // The model's choice gets the config of another variant for where
+      // ptxas spills it; given configs are kept.
+      if (modelChooses)
+        if (BackwardConfigAttr spill = selectBackwardConfigWithout(
+                op, *info, op.getConfigAttr().getVariant()))
+          op.setPlanAttr(BackwardPlanAttr::get(op.getContext(), spill));
+      return WalkResult::advance();
     });
     if (result.wasInterrupted())
       signalPassFailure();
@@ -551,48 +644,5 @@ struct AttnSelectConfigPass
 };
 
 } // namespace
-
-SmallVector<ConfigAttr> narrowerKeyTiles(FlashOp op, const ArchInfo &arch) {
-  SmallVector<ConfigAttr> out;
-  ConfigAttr config = op.getConfigAttr();
-  if (!config)
-    return out;
-  const KernelVariant *variant =
-      ::attn::findKernelVariant(config.getVariant().str());
-  if (!variant)
-    return out;
-  OperandShape shape = op.getOperandShape();
-  std::vector<TileConfig> tiles;
-  for (const TileConfig &c : variant->candidates(shape))
-    if (c.blockM == config.getBlockM() && c.numWarps == config.getNumWarps() &&
-        c.stages == config.getStages() && c.blockN < config.getBlockN() &&
-        variant->checkTiles(c).empty() &&
-        variant->sharedBytes(c, shape) <= arch.maxSharedPerBlock &&
-        variant->registers(c, shape) <= variant->registerLimit(c))
-      tiles.push_back(c);
-  llvm::sort(tiles, [](const TileConfig &a, const TileConfig &b) {
-    return a.blockN > b.blockN;
-  });
-  for (const TileConfig &c : tiles)
-    out.push_back(ConfigAttr::get(op.getContext(), config.getVariant(),
-                                  c.blockM, c.blockN, c.numWarps, c.stages));
-  return out;
-}
-
-ConfigAttr selectCpAsyncConfig(FlashOp op, const ArchInfo &arch) {
-  Shape shape = shapeOf(op);
-  for (const KernelVariant &candidate : ::attn::kernelVariants()) {
-    if (candidate.persistent || !archRuns(candidate, arch) ||
-        !candidate.checkOperands(shape.operands).empty())
-      continue;
-    TileConfig best;
-    if (bestTiles(candidate, op, shape, arch, best) > 0.0)
-      return ConfigAttr::get(
-          op.getContext(),
-          StringRef(candidate.name.data(), candidate.name.size()), best.blockM,
-          best.blockN, best.numWarps, best.stages);
-  }
-  return nullptr;
-}
 
 } // namespace mlir::attn

@@ -1,12 +1,12 @@
 // REQUIRES: cuda-toolkit
 // UNSUPPORTED: gpu
-// A dynamic key length gets a second kernel for long keys
-// (attn.long_keys_config); where ptxas spills it, the same variant with
-// fewer keys per tile is compiled instead, as for the op's own config
-// (avoidSpills in lib/API/Compile.cpp). This score_mod (a gather per
-// captured tensor and score, as in test/GPU/score-mod/captures.mlir) spills
-// at 128x128 and, for long keys, at 128x192; narrowed to the same tiles,
-// one kernel serves every length.
+// A dynamic key length gets a second kernel for long keys (the launch
+// plan's long_keys); where ptxas spills it, the plan's narrower tiles of it
+// are compiled instead, as for the op's own config (pickWithoutSpills in
+// lib/API/Compile.cpp). This score_mod (a gather per captured tensor and
+// score, as in test/GPU/score-mod/captures.mlir) spills at 128x128 and, for
+// long keys, at 128x192; narrowed to the same tiles, one kernel serves
+// every length.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: attn-run --arch=sm_90a --cache-dir=%t %s 2>&1 | FileCheck %s
 // CHECK: remark: ptxas spilled {{[0-9]+}} bytes at 128x128 (sm90ws); compiled with block_n [[N:[0-9]+]], which does not spill
@@ -16,19 +16,25 @@
 // CHECK-NOT: {{^attn_fwd_[a-z0-9_]+ +sm[0-9a-z]+ +[0-9]+ +[1-9]}}
 // CHECK-NOT: launches past
 //
-// The lowered IR says what was compiled: no second config.
+// The lowered IR says what was compiled: the picked tiles, no long_keys,
+// and of the narrower tiles only those below the pick.
 // RUN: attn-run --arch=sm_90a --cache-dir=%t --print-ir %s 2>&1 | FileCheck %s --check-prefix=IR
 // IR: attn.flash
-// IR-NOT: long_keys_config
+// IR-SAME: config = #attn.config<variant = "sm90ws", block_m = 128, block_n = [[N:[0-9]+]]
+// IR-NOT: long_keys
 //
-// Tiles written in the input are kept, spills and all (here the model's,
-// written out by attn-opt):
+// IR that attn-opt's pipeline wrote carries the plan, so it compiles to the
+// same kernels:
 // RUN: attn-opt --attn-pipeline="arch=sm_90a" %s -o %t/written.mlir
 // RUN: FileCheck %s --check-prefix=WRITTEN-IR < %t/written.mlir
-// WRITTEN-IR: attn.long_keys_config = #attn.config<variant = "sm90ws", block_m = 128, block_n = 192
-// RUN: attn-run --arch=sm_90a --cache-dir=%t %t/written.mlir 2>&1 | FileCheck %s --check-prefix=WRITTEN
-// WRITTEN-NOT: remark: ptxas spilled
-// WRITTEN: {{^attn_fwd_bf16_hd64_mod_sm90ws_128x192w12s2 +sm90ws +[0-9]+ +[1-9][0-9]* .*}}(launches past 2048 keys)
+// WRITTEN-IR: long_keys = <variant = "sm90ws", block_m = 128, block_n = 192
+// RUN: attn-run --arch=sm_90a --cache-dir=%t %t/written.mlir 2>&1 | FileCheck %s
+// Without the plan, tiles written in the input are kept, spills and all
+// (the model's, here): the kernel of each.
+// RUN: sed -e 's/, plan = #attn.launch_plan<.*>, scale/, scale/' %t/written.mlir > %t/no-plan.mlir
+// RUN: attn-run --arch=sm_90a --cache-dir=%t %t/no-plan.mlir 2>&1 | FileCheck %s --check-prefix=NO-PLAN
+// NO-PLAN-NOT: remark: ptxas spilled
+// NO-PLAN: {{^attn_fwd_bf16_hd64_mod_sm90ws_128x128w12s2 +sm90ws +[0-9]+ +[1-9][0-9]* }}
 func.func @captures(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x4x?x64xbf16>, %v: tensor<?x4x?x64xbf16>,
                     %head_bias: tensor<4xf32>, %rel: tensor<8191xbf16>, %doc: tensor<4096xi32>) -> tensor<?x4x?x64xbf16> {
   %o = attn.flash %q, %k, %v captures(%head_bias, %rel, %doc : tensor<4xf32>, tensor<8191xbf16>, tensor<4096xi32>) {scale = 1.250000e-01 : f32} score_mod {

@@ -4,7 +4,7 @@
 // The pipeline fuses and configures; dead graph ops left by the exporter are
 // removed first so they do not block fusion.
 // CHECK-LABEL: func @with_dead_ops
-// CHECK-NEXT: attn.flash %arg0, %arg1, %arg2 {config = #attn.config<variant = "sm80", {{.*}}>, mask = #attn.mask<causal>, scale = 1.250000e-01 : f32}
+// CHECK-NEXT: attn.flash %arg0, %arg1, %arg2 {config = #attn.config<variant = "sm80", {{.*}}>, mask = #attn.mask<causal>, plan = #attn.launch_plan<spill_block_n = [{{[0-9, ]+}}]>, scale = 1.250000e-01 : f32}
 // CHECK-NEXT: return
 func.func @with_dead_ops(%q: tensor<2x8x256x64xbf16>, %k: tensor<2x8x256x64xbf16>, %v: tensor<2x8x256x64xbf16>) -> tensor<2x8x256x64xbf16> {
   %s = attn.matmul %q, %k {transpose_rhs} : tensor<2x8x256x64xbf16>, tensor<2x8x256x64xbf16> -> tensor<2x8x256x256xf32>

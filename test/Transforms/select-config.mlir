@@ -177,15 +177,17 @@ func.func @full_4096(%q: tensor<4x16x4096x128xbf16>, %k: tensor<4x16x4096x128xbf
 // -----
 
 // A dynamic key length: 128-key tiles for up to 4096 causal keys, and the tiles
-// for long keys beside them (attn.long_keys_config); both kernels are
+// for long keys beside them (the launch plan's long_keys); both kernels are
 // compiled and a launch picks by its key length. A static length or a
-// forced tile gets no second config.
+// forced tile gets no second config. The plan also names the narrower tiles
+// of each (where ptxas spills it) and, for a persistent kernel, the cp.async
+// kernel of launches TMA cannot read, with its narrower tiles.
 // SM90-LABEL: func @dynamic_keys
-// SM90: attn.long_keys_config = #attn.config<variant = "sm90ws", block_m = 128, block_n = 176, num_warps = 12, stages = 2>, config = #attn.config<variant = "sm90ws", block_m = 128, block_n = 128, num_warps = 12, stages = 2>
+// SM90: config = #attn.config<variant = "sm90ws", block_m = 128, block_n = 128, num_warps = 12, stages = 2>, mask = #attn.mask<causal>, plan = #attn.launch_plan<spill_block_n = [112, 96, 80, 64], long_keys = <variant = "sm90ws", block_m = 128, block_n = 176, num_warps = 12, stages = 2>, long_keys_spill_block_n = [160, 144, 128, 112, 96, 80, 64], cp_async = <variant = "sm90", block_m = 128, block_n = 128, num_warps = 8, stages = 2>, cp_async_spill_block_n = [64]>
 // OVERRIDE-LABEL: func @dynamic_keys
-// OVERRIDE-NOT: long_keys_config
+// OVERRIDE-NOT: long_keys =
 // SM90-LABEL: func @long_keys_static
-// SM90-NOT: long_keys_config
+// SM90-NOT: long_keys =
 func.func @dynamic_keys(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>, %v: tensor<?x16x?x128xbf16>) -> tensor<?x16x?x128xbf16> {
   %o = attn.flash %q, %k, %v {scale = 0.088388 : f32, mask = #attn.mask<causal>} : tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16> -> tensor<?x16x?x128xbf16>
   return %o : tensor<?x16x?x128xbf16>

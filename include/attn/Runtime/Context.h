@@ -211,7 +211,7 @@ public:
   /// Launches with more than `fromKeys` keys (and their splits, workspace
   /// and loading) go to `kernel`: the same attention with tiles for long
   /// keys, compiled beside this one where the key length is dynamic
-  /// (KernelVariants.h, kLongKeysConfigAttr).
+  /// (the long_keys of an #attn.launch_plan).
   void setLongKeysKernel(std::shared_ptr<Kernel> kernel, int64_t fromKeys);
   /// That kernel, or null.
   Kernel *longKeysKernel() const { return longKeys_.get(); }

@@ -30,39 +30,16 @@ std::optional<ArchInfo> lookupArch(llvm::StringRef name);
 /// Why `name` is no target, naming the GPUs attn supports.
 std::string unsupportedArchMessage(llvm::StringRef name);
 
-/// Checks the #attn.config of `op` (hand-written or chosen) against the
-/// shared-memory and register model of its variant (KernelVariants.h) on
-/// `arch`; reports on the op and fails where it does not fit. Ops without a
+/// Checks the #attn.config of `op` (hand-written or chosen), and the
+/// long-keys and cp.async configs of its launch plan, against the
+/// shared-memory and register model of their variants (KernelVariants.h) on
+/// `arch`; reports on the op and fails where one does not fit. Ops without a
 /// config pass.
 LogicalResult verifyConfigFits(FlashOp op, const ArchInfo &arch);
-/// The same for the #attn.backward_config of an attn.flash_bwd, with the
-/// table's backward variants (both of its kernels).
+/// The same for the #attn.backward_config of an attn.flash_bwd (and its
+/// plan's spill config), with the table's backward variants (both of its
+/// kernels).
 LogicalResult verifyConfigFits(FlashBwdOp op, const ArchInfo &arch);
-
-/// The cost model's tiles for `op` on `arch` among the variants that load
-/// with cp.async (not persistent), which read strides and addresses that
-/// TMA rejects: a launch of a persistent kernel with such operands runs
-/// this configuration instead (Kernel::setCpAsyncFallback). Null if none
-/// serves the operands.
-ConfigAttr selectCpAsyncConfig(FlashOp op, const ArchInfo &arch);
-
-/// The tiles of `op`'s config variant with its block_m, warps and stages
-/// but fewer keys per tile that fit `arch` (KernelVariants.h), the most keys
-/// first: what the C++ API recompiles with where ptxas spills the cost
-/// model's choice, whose register model counts a score_mod as a fixed
-/// amount of element-wise work (not its captured tensors' loads nor the
-/// size of its region). Empty without a config.
-llvm::SmallVector<ConfigAttr> narrowerKeyTiles(FlashOp op, const ArchInfo &arch);
-
-/// The #attn.backward_config the model picks for `op` on `arch` among the
-/// backward variants other than `excluded`: what the C++ API compiles where
-/// ptxas spills the model's choice (the warp-specialized variant's
-/// consumers have 240 registers, and masks' element-wise work takes more
-/// than its model counts on some shapes). Null if none serves; the op's own
-/// config stays.
-BackwardConfigAttr selectBackwardConfigWithout(FlashBwdOp op,
-                                               const ArchInfo &arch,
-                                               llvm::StringRef excluded);
 
 /// What --attn-pipeline (and the C++ API's compile) runs.
 struct AttnPipelineOptions {

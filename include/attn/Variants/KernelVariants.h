@@ -28,15 +28,13 @@ constexpr int64_t kMaxHeadDim = 256;
 /// Key lengths up to which a persistent kernel's key tiles had better divide
 /// 128 (bench/NOTES.md steps 17 and 19): 4096 under a causal mask or a
 /// window, whose diagonal tiles cost the most, 2048 otherwise. Where the key
-/// length is dynamic, an attn.flash gets those tiles and, under
-/// kLongKeysConfigAttr, the tiles for longer keys: both are compiled and a
-/// launch with more keys than this runs the second
+/// length is dynamic, an attn.flash gets those tiles and, as its launch
+/// plan's long_keys (#attn.launch_plan), the tiles for longer keys: both are
+/// compiled and a launch with more keys than this runs the second
 /// (Kernel::setLongKeysKernel).
 constexpr int64_t alignedKeysUpTo(bool causalOrWindow) {
   return causalOrWindow ? 4096 : 2048;
 }
-/// The discardable attribute (an #attn.config) of those second tiles.
-constexpr const char *kLongKeysConfigAttr = "attn.long_keys_config";
 
 /// A tile configuration (what #attn.config<...> holds besides the variant).
 struct TileConfig {

@@ -165,8 +165,10 @@ const char *mlir::attn::detail::templateElement(::attn::ElementType type) {
   return "";
 }
 
-FailureOr<::attn::KernelSpec> mlir::attn::emitFlashKernel(FlashOp op) {
-  ConfigAttr config = op.getConfigAttr();
+FailureOr<::attn::KernelSpec> mlir::attn::emitFlashKernel(FlashOp op,
+                                                           ConfigAttr config) {
+  if (!config)
+    config = op.getConfigAttr();
   if (!config)
     return op.emitOpError()
            << "has no #attn.config; run --attn-select-config first";

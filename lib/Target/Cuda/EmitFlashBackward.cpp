@@ -47,8 +47,10 @@ std::string backwardKernelName(const ::attn::KernelSpec &spec) {
 } // namespace
 
 FailureOr<::attn::KernelSpec>
-mlir::attn::emitFlashBackwardKernel(FlashBwdOp op) {
-  BackwardConfigAttr config = op.getConfigAttr();
+mlir::attn::emitFlashBackwardKernel(FlashBwdOp op,
+                                    BackwardConfigAttr config) {
+  if (!config)
+    config = op.getConfigAttr();
   if (!config)
     return op.emitOpError()
            << "has no #attn.backward_config; run --attn-select-config first";

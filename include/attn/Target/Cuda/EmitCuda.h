@@ -11,14 +11,20 @@ namespace mlir::attn {
 
 /// Emits the CUDA C++ translation unit of a configured attn.flash: includes
 /// of kernels-templates/, the configuration struct (typed constants and the
-/// score_mod as a device function), and an extern "C" __global__ entry.
-/// Reports unsupported ops or a missing config on `op` and fails.
-FailureOr<::attn::KernelSpec> emitFlashKernel(FlashOp op);
+/// score_mod as a device function), and an extern "C" __global__ entry,
+/// with the tiles of `config` (one of its launch plan's), or without one of
+/// the op's own. Reports unsupported ops or a missing config on `op` and
+/// fails.
+FailureOr<::attn::KernelSpec> emitFlashKernel(FlashOp op,
+                                              ConfigAttr config = {});
 
 /// Emits the CUDA C++ translation unit of a configured attn.flash_bwd: the
 /// K/V-stationary kernel (the entry), and _dq (deterministic dQ), _pre and
-/// _convert. Reports what the kernels do not support on `op` and fails.
-FailureOr<::attn::KernelSpec> emitFlashBackwardKernel(FlashBwdOp op);
+/// _convert, with the tiles of `config` (its plan's spill config), or without
+/// one of the op's own. Reports what the kernels do not support on `op` and
+/// fails.
+FailureOr<::attn::KernelSpec>
+emitFlashBackwardKernel(FlashBwdOp op, BackwardConfigAttr config = {});
 
 /// Emits the CUDA C++ translation unit of an attn.kernel (one graph op of
 /// the unfused path) over kernels-templates/attn/graph_ops.cuh: shapes as
