@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -61,6 +62,17 @@ double reference::relativeError(const HostTensor &a, const HostTensor &b,
 }
 
 namespace {
+
+/// `x` rounded to the nearest value of `semantics` (ties to even), as a
+/// kernel stores it.
+double roundTo(double x, const llvm::fltSemantics &semantics) {
+  llvm::APFloat value(x);
+  bool losesInfo = false;
+  value.convert(semantics, llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+  value.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
+                &losesInfo);
+  return value.convertToDouble();
+}
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
@@ -866,6 +878,11 @@ private:
     int64_t group = q->shape[1] / k->shape[1];
     Tensor4 qq = *q, kk = *k, vv = *v, oo = *o, dd = *dO;
     MaskEval e = *eval;
+    // D of o as stored (Options::roundStoredOutput).
+    const llvm::fltSemantics *oSemantics = nullptr;
+    if (options.roundStoredOutput)
+      if (auto oType = dyn_cast<FloatType>(getElementTypeOrSelf(op.getO())))
+        oSemantics = &oType.getFloatSemantics();
 
     // P, dZ = P (dP - D) (the gradient of the masked logits, which is the
     // bias's) and dS = dZ score_mod' of one (batch, query head).
@@ -885,6 +902,9 @@ private:
       e.apply(z, b, h);
       std::vector<double> lse = lseRow(b, h);
       Matrix dOut = dd.at(b, h), out = oo.at(b, h);
+      if (oSemantics)
+        for (double &x : out.v)
+          x = roundTo(x, *oSemantics);
       Matrix dp = multiply(dOut, false, vv.at(b, h / group), true);
       Local l{Matrix(z.rows, z.cols), Matrix(z.rows, z.cols),
               Matrix(z.rows, z.cols)};

@@ -36,6 +36,12 @@ struct Options {
   std::vector<std::pair<int64_t, int64_t>> slices;
   /// Worker threads (0: hardware concurrency).
   unsigned threads = 0;
+  /// attn.flash_bwd reads its `o` rounded to o's element type, as the
+  /// kernels do that read the forward's stored output: its D =
+  /// rowsum(dO * o) is then theirs. On a row that sees one key, or few with
+  /// one dominant, dP - D is mostly that rounding, which the exact o (off:
+  /// the gradient of the float64 forward) would count as a kernel's error.
+  bool roundStoredOutput = false;
 };
 
 /// Evaluates `func` on `inputs` (one per argument, shapes matching the
