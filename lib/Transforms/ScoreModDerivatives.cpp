@@ -89,6 +89,16 @@ Value TangentBuilder::compare(arith::CmpFPredicate predicate, Value a,
   return arith::CmpFOp::create(builder, loc, predicate, a, b);
 }
 
+Value TangentBuilder::zeroWhereStill(Value tangent, Value term) {
+  if (!tangent || !term || isConstant(tangent, 0.0))
+    return Value();
+  // A constant tangent other than 0 is never still.
+  if (matchPattern(tangent, m_Constant()))
+    return term;
+  return select(compare(arith::CmpFPredicate::OEQ, tangent, constant(0.0)),
+                constant(0.0), term);
+}
+
 //===----------------------------------------------------------------------===//
 // The table
 //===----------------------------------------------------------------------===//
@@ -199,17 +209,21 @@ const DerivativeEntry kDerivatives[] = {
        return d.select(d.compare(P::OLT, d.operand(0), d.constant(0.0)), d.neg(d.tangent(0)),
                        d.tangent(0));
      })},
-    // acos'(x) = -1 / sqrt(1 - x^2)
+    // acos'(x) = -1 / sqrt(1 - x^2), infinite at +-1 (zeroWhereStill)
     {"math.acos", rule([](TangentBuilder &d) {
-       return d.neg(d.div(d.tangent(0), sqrtOfSquarePlus(d, d.operand(0), 1.0, -1.0)));
+       return d.zeroWhereStill(d.tangent(0),
+                               d.neg(d.div(d.tangent(0),
+                                           sqrtOfSquarePlus(d, d.operand(0), 1.0, -1.0))));
      })},
-    // acosh'(x) = 1 / sqrt(x^2 - 1)
+    // acosh'(x) = 1 / sqrt(x^2 - 1), infinite at 1
     {"math.acosh", rule([](TangentBuilder &d) {
-       return d.div(d.tangent(0), sqrtOfSquarePlus(d, d.operand(0), -1.0, 1.0));
+       return d.zeroWhereStill(
+           d.tangent(0), d.div(d.tangent(0), sqrtOfSquarePlus(d, d.operand(0), -1.0, 1.0)));
      })},
-    // asin'(x) = 1 / sqrt(1 - x^2)
+    // asin'(x) = 1 / sqrt(1 - x^2), infinite at +-1
     {"math.asin", rule([](TangentBuilder &d) {
-       return d.div(d.tangent(0), sqrtOfSquarePlus(d, d.operand(0), 1.0, -1.0));
+       return d.zeroWhereStill(
+           d.tangent(0), d.div(d.tangent(0), sqrtOfSquarePlus(d, d.operand(0), 1.0, -1.0)));
      })},
     // asinh'(x) = 1 / sqrt(x^2 + 1)
     {"math.asinh", rule([](TangentBuilder &d) {
@@ -220,10 +234,11 @@ const DerivativeEntry kDerivatives[] = {
        return d.div(d.tangent(0),
                     d.add(d.constant(1.0), d.mul(d.operand(0), d.operand(0))));
      })},
-    // atanh'(x) = 1 / (1 - x^2)
+    // atanh'(x) = 1 / (1 - x^2), infinite at +-1
     {"math.atanh", rule([](TangentBuilder &d) {
-       return d.div(d.tangent(0),
-                    d.sub(d.constant(1.0), d.mul(d.operand(0), d.operand(0))));
+       return d.zeroWhereStill(
+           d.tangent(0),
+           d.div(d.tangent(0), d.sub(d.constant(1.0), d.mul(d.operand(0), d.operand(0)))));
      })},
     // r = atan2(y, x): (x ty - y tx) / (x^2 + y^2)
     {"math.atan2", rule([](TangentBuilder &d) {
@@ -231,10 +246,11 @@ const DerivativeEntry kDerivatives[] = {
        return d.div(d.sub(d.mul(x, d.tangent(0)), d.mul(y, d.tangent(1))),
                     d.add(d.mul(x, x), d.mul(y, y)));
      })},
-    // r = cbrt(x): t / (3 r^2)
+    // r = cbrt(x): t / (3 r^2), infinite at 0
     {"math.cbrt", rule([](TangentBuilder &d) {
-       return d.div(d.tangent(0),
-                    d.mul(d.constant(3.0), d.mul(d.result(), d.result())));
+       return d.zeroWhereStill(
+           d.tangent(0),
+           d.div(d.tangent(0), d.mul(d.constant(3.0), d.mul(d.result(), d.result()))));
      })},
     {"math.ceil", kZero},
     // r = |x0| sign(x1): sign(x0) sign(x1) t0 (x1's sign is piecewise
@@ -279,15 +295,21 @@ const DerivativeEntry kDerivatives[] = {
        return d.add(d.add(d.mul(d.tangent(0), d.operand(1)), d.mul(d.operand(0), d.tangent(1))),
                     d.tangent(2));
      })},
-    {"math.log", rule([](TangentBuilder &d) { return d.div(d.tangent(0), d.operand(0)); })},
+    // The logarithms' derivatives are infinite at 0 (log1p's at -1).
+    {"math.log", rule([](TangentBuilder &d) {
+       return d.zeroWhereStill(d.tangent(0), d.div(d.tangent(0), d.operand(0)));
+     })},
     {"math.log10", rule([](TangentBuilder &d) {
-       return d.div(d.tangent(0), d.mul(d.operand(0), d.constant(kLn10)));
+       return d.zeroWhereStill(d.tangent(0),
+                               d.div(d.tangent(0), d.mul(d.operand(0), d.constant(kLn10))));
      })},
     {"math.log1p", rule([](TangentBuilder &d) {
-       return d.div(d.tangent(0), d.add(d.operand(0), d.constant(1.0)));
+       return d.zeroWhereStill(d.tangent(0),
+                               d.div(d.tangent(0), d.add(d.operand(0), d.constant(1.0))));
      })},
     {"math.log2", rule([](TangentBuilder &d) {
-       return d.div(d.tangent(0), d.mul(d.operand(0), d.constant(kLn2)));
+       return d.zeroWhereStill(d.tangent(0),
+                               d.div(d.tangent(0), d.mul(d.operand(0), d.constant(kLn2))));
      })},
     // r = x0^x1: x1 x0^(x1 - 1) t0 + log(x0) r t1
     {"math.powf", rule([](TangentBuilder &d) {
@@ -297,13 +319,17 @@ const DerivativeEntry kDerivatives[] = {
                                  : Value();
        Value exponent = d.tangent(1) ? d.mul(d.call<math::LogOp>(d.operand(0)), d.result())
                                      : Value();
-       return d.add(d.mul(base, d.tangent(0)), d.mul(exponent, d.tangent(1)));
+       // x0^(x1 - 1) is infinite at x0 = 0 for x1 < 1, log(x0) too.
+       return d.add(d.zeroWhereStill(d.tangent(0), d.mul(base, d.tangent(0))),
+                    d.zeroWhereStill(d.tangent(1), d.mul(exponent, d.tangent(1))));
      })},
     {"math.round", kZero},
     {"math.roundeven", kZero},
-    // r = x^(-1/2): -r / (2 x) t
+    // r = x^(-1/2): -r / (2 x) t, infinite at 0
     {"math.rsqrt", rule([](TangentBuilder &d) {
-       return d.mul(d.div(d.mul(d.constant(-0.5), d.result()), d.operand(0)), d.tangent(0));
+       return d.zeroWhereStill(
+           d.tangent(0),
+           d.mul(d.div(d.mul(d.constant(-0.5), d.result()), d.operand(0)), d.tangent(0)));
      })},
     {"math.sin", rule([](TangentBuilder &d) {
        return d.mul(d.call<math::CosOp>(d.operand(0)), d.tangent(0));
@@ -311,9 +337,10 @@ const DerivativeEntry kDerivatives[] = {
     {"math.sinh", rule([](TangentBuilder &d) {
        return d.mul(d.call<math::CoshOp>(d.operand(0)), d.tangent(0));
      })},
-    // r = sqrt(x): t / (2 r)
+    // r = sqrt(x): t / (2 r), infinite at 0
     {"math.sqrt", rule([](TangentBuilder &d) {
-       return d.div(d.tangent(0), d.mul(d.constant(2.0), d.result()));
+       return d.zeroWhereStill(d.tangent(0),
+                               d.div(d.tangent(0), d.mul(d.constant(2.0), d.result())));
      })},
     // r = tan(x): (1 + r^2) t
     {"math.tan", rule([](TangentBuilder &d) {

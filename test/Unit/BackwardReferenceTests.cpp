@@ -20,6 +20,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/ScopeExit.h"
 
 #include <gtest/gtest.h>
@@ -309,6 +310,78 @@ TEST_F(BackwardReferenceTest, NaNPastTheLengthsLeavesEveryGradientANumber) {
     }
 }
 
+TEST_F(BackwardReferenceTest, RoundStoredOutputTakesDOfTheStoredOutput) {
+  // Two rows over three keys, one head: with Options::roundStoredOutput, dq
+  // is scale * sum_j P_ij (dP_ij - D_i) k_j with D_i = sum_d dO_id
+  // bf16(o_id), as a kernel reading the stored output computes it (here by
+  // hand); without it, D of the exact o, the gradient checkGradients
+  // compares with finite differences. dv does not read D.
+  a.batch = a.headsQ = a.headsKV = 1;
+  a.seqQ = 2;
+  a.seqKV = 3;
+  forward = mlir::parseSourceString<mlir::ModuleOp>(forwardText(), &context);
+  ASSERT_TRUE(forward);
+  step = forward->clone();
+  mlir::PassManager pm(&context);
+  pm.addPass(mlir::attn::createAttnDeriveBackwardPass());
+  ASSERT_TRUE(mlir::succeeded(pm.run(*step)));
+  const HostTensor q = random(qShape()), k = random(kShape()),
+                   v = random(vShape()), dO = random(oShape());
+  auto stepFunc = *step->getOps<mlir::func::FuncOp>().begin();
+  Options exact, stored;
+  exact.threads = stored.threads = 1;
+  stored.roundStoredOutput = true;
+  auto exactResults = evaluate(stepFunc, {q, k, v, dO}, exact);
+  auto storedResults = evaluate(stepFunc, {q, k, v, dO}, stored);
+  ASSERT_TRUE(mlir::succeeded(exactResults));
+  ASSERT_TRUE(mlir::succeeded(storedResults));
+  ASSERT_EQ(storedResults->size(), 4u); // o, dq, dk, dv
+
+  auto bf16 = [](double x) {
+    llvm::APFloat value(x);
+    bool losesInfo;
+    value.convert(llvm::APFloat::BFloat(), llvm::APFloat::rmNearestTiesToEven,
+                  &losesInfo);
+    return double(value.convertToFloat());
+  };
+  const int64_t dk = a.headDimQK, dv = a.headDimV;
+  double largestChange = 0;
+  for (int64_t i = 0; i < a.seqQ; ++i) {
+    std::vector<double> p(a.seqKV);
+    double sum = 0;
+    for (int64_t j = 0; j < a.seqKV; ++j) {
+      double dot = 0;
+      for (int64_t d = 0; d < dk; ++d)
+        dot += q.data[i * dk + d] * k.data[j * dk + d];
+      p[j] = std::exp(a.scale * dot);
+      sum += p[j];
+    }
+    double delta = 0;
+    for (int64_t d = 0; d < dv; ++d) {
+      double o = 0;
+      for (int64_t j = 0; j < a.seqKV; ++j)
+        o += p[j] / sum * v.data[j * dv + d];
+      delta += dO.data[i * dv + d] * bf16(o);
+    }
+    for (int64_t d = 0; d < dk; ++d) {
+      double dq = 0;
+      for (int64_t j = 0; j < a.seqKV; ++j) {
+        double dp = 0;
+        for (int64_t e = 0; e < dv; ++e)
+          dp += dO.data[i * dv + e] * v.data[j * dv + e];
+        dq += a.scale * p[j] / sum * (dp - delta) * k.data[j * dk + d];
+      }
+      const int64_t at = i * dk + d;
+      EXPECT_NEAR((*storedResults)[1].data[at], dq, 1e-12) << "dq " << at;
+      largestChange = std::max(
+          largestChange,
+          std::abs((*storedResults)[1].data[at] - (*exactResults)[1].data[at]));
+    }
+  }
+  EXPECT_GT(largestChange, 1e-6) << "rounding o changed no dq";
+  EXPECT_EQ((*storedResults)[3].data, (*exactResults)[3].data);
+}
+
 TEST_F(BackwardReferenceTest, KeepMask) {
   a.keep = true;
   checkGradients();
@@ -344,6 +417,27 @@ TEST_F(BackwardReferenceTest, Softcap) {
     %y = arith.mulf %t, %c : f32
     attn.yield %y : f32)";
   a.causal = true;
+  checkGradients();
+}
+
+TEST_F(BackwardReferenceTest, SingularDerivativeWhereTheScoreIsStill) {
+  // sqrt at 0 and acos at 1 have infinite derivatives; where the score
+  // does not move their operand (a maximum with 0, a tanh rounded to 1:
+  // past 19 in float64, past 9 in f32), its tangent is 0 and so is the
+  // gradient, not the chain rule's 0 / 0: every gradient element must be
+  // finite, and match finite differences (acos(tanh(u)) = -sech(u) is
+  // smooth).
+  a.scale = 2.0;
+  a.scoreMod = R"(
+    %zero = arith.constant 0.0 : f32
+    %relu = arith.maximumf %score, %zero : f32
+    %root = math.sqrt %relu : f32
+    %c = arith.constant 10.0 : f32
+    %u = arith.mulf %score, %c : f32
+    %t = math.tanh %u : f32
+    %angle = math.acos %t : f32
+    %y = arith.addf %root, %angle : f32
+    attn.yield %y : f32)";
   checkGradients();
 }
 

@@ -54,6 +54,12 @@ public:
   Value select(Value condition, Value a, Value b);
   /// `a <predicate> b` as arith.cmpf.
   Value compare(arith::CmpFPredicate predicate, Value a, Value b);
+  /// `term` (a product or quotient of `tangent`), and 0 wherever `tangent`
+  /// is 0: where the op's own derivative is infinite (sqrt at 0, acos at 1)
+  /// and the score does not move its operand there (an f32 tanh rounded to
+  /// 1, a maximum with 0), the chain rule's 0 * inf or 0 / 0 would be NaN
+  /// for what is no change at all.
+  Value zeroWhereStill(Value tangent, Value term);
   /// A one-operand op of the math or arith dialect, e.g. call<math::ExpOp>(x).
   template <class OpTy, class... Args> Value call(Args... args) {
     return OpTy::create(builder, loc, args...).getResult();
