@@ -164,7 +164,7 @@ constexpr TileOrder tileOrderFor(bool positionalMask) {
 /// last drawn of its section, so at the end one block still runs it while
 /// the others idle: simulated over the prefill grid's causal shapes (blocks
 /// drawing one tile ahead), the blocks are busy 76-91% of the time; with 8
-/// tiles per block in a section, 96-99% (bench/NOTES.md step 39). But a
+/// tiles per block in a section, 96-99% (bench/NOTES.md step 40). But a
 /// section's first wave must run several tiles of each pair, which read the
 /// pair's key tiles in the same order a tile or two apart and so share
 /// them in L2: at most blocks / 4 pairs. (hd256 S=1024 causal with 128

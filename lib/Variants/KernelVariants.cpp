@@ -633,9 +633,9 @@ std::string BackwardKernelVariant::checkFits(const TileConfig &tiles,
 
 const std::vector<BackwardKernelVariant> &backwardKernelVariants() {
   static const std::vector<BackwardKernelVariant> variants = {
-      // Faster than sm90 where it serves (bench/NOTES.md step 55); where
+      // Faster than sm90 where it serves (bench/NOTES.md step 54); where
       // ptxas spills it (masks' element-wise work past its consumers' 240
-      // registers), the C++ API compiles sm90 instead.
+      // registers), its launch plan's spill config (sm90) runs instead.
       {"sm90ws",
        "sm_90a: TMA producer warp, warp-specialized wgmma consumers",
        "attn/sm90/flash_bwd_ws.cuh", "attn::sm90::FlashBackwardKVWS",
