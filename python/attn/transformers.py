@@ -9,12 +9,14 @@ each attention layer calls) and to its AttentionMaskInterface (the mask the
 model builds for it: transformers' SDPA mask, a bool (batch, 1, query, key)
 tensor that is True where a query attends, with padding and sliding windows
 in it, or None where plain causal attention needs none). Padded batches,
-generate() with a KV cache, GQA, sliding-window models and Gemma-style logit
-softcapping (a score_mod) run through attn.sdpa.
+generate() with a KV cache, GQA, sliding-window models, Gemma-style logit
+softcapping (a score_mod) and gpt-oss's attention sinks (s_aux, attn.sdpa's
+sinks=) run through attn.sdpa.
 
 Training works too: attn.sdpa is differentiable (query, key, value). Not
-supported (AttnError): attention dropout in training, attention sinks
-(s_aux), output_attentions.
+supported (AttnError): attention dropout in training, the gradient of the
+sinks (gpt-oss with autograd on: run it under torch.no_grad(), as
+generate() does, or freeze them), output_attentions.
 """
 
 import attn as _attn
@@ -31,8 +33,10 @@ def attention_forward(module, query, key, value, attention_mask, dropout=0.0, sc
     if dropout:
         raise _attn.AttnError(f"attn.transformers: attention dropout ({dropout}) is not supported; "
                               "run the model in eval() mode")
-    if kwargs.get("s_aux") is not None or kwargs.get("sinks") is not None:
-        raise _attn.AttnError("attn.transformers: attention sinks (s_aux) are not supported")
+    # gpt-oss passes its per-head sink logits as s_aux.
+    sinks = kwargs.get("s_aux")
+    if sinks is None:
+        sinks = kwargs.get("sinks")
     if kwargs.get("output_attentions"):
         raise _attn.AttnError("attn.transformers: output_attentions needs the attention weights, which attn "
                               "never forms; use attn_implementation='eager' for them")
@@ -45,7 +49,7 @@ def attention_forward(module, query, key, value, attention_mask, dropout=0.0, sc
         attention_mask = attention_mask[..., : key.shape[-2]]
     out = _attn.sdpa(query, key, value, attn_mask=attention_mask, is_causal=is_causal, scale=scaling,
                      enable_gqa=query.shape[1] != key.shape[1],
-                     score_mod=_attn.softcap(softcap) if softcap else None)
+                     score_mod=_attn.softcap(softcap) if softcap else None, sinks=sinks)
     return out.transpose(1, 2).contiguous(), None
 
 

@@ -1,7 +1,8 @@
 """attn as a Hugging Face transformers attention implementation: a small,
 randomly initialised Llama-style model (GQA; no download) gives the logits
 and greedy tokens of attn_implementation="sdpa" on padded batches, in
-prefill and in generate() with a KV cache. Skipped without CUDA or
+prefill and in generate() with a KV cache; a small gpt-oss (attention sinks,
+sliding and full layers) those of "eager". Skipped without CUDA or
 transformers.
 """
 
@@ -100,3 +101,61 @@ def test_generate_with_kv_cache_matches_sdpa(attn_calls):
         new_expected, new_got = new_expected[:, :step], new_got[:, :step]
     assert torch.equal(new_got, new_expected)
     assert new_got.shape[1] >= 6, "fewer than 6 tokens to compare"
+
+
+def gpt_oss_models():
+    """A random-weight gpt-oss (sinks, alternating sliding and full layers,
+    GQA, a few experts) under "eager" and "attn", bf16, eval mode; None where
+    this transformers has no gpt-oss."""
+    if not hasattr(transformers, "GptOssConfig"):
+        return None
+    config = transformers.GptOssConfig(
+        vocab_size=512, hidden_size=256, intermediate_size=256, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, head_dim=64, num_local_experts=4,
+        num_experts_per_tok=2, sliding_window=8, max_position_embeddings=512,
+        layer_types=["sliding_attention", "full_attention"], initializer_range=0.2,
+        pad_token_id=0, bos_token_id=1, eos_token_id=2)
+    torch.manual_seed(0)
+    built = {}
+    for impl in ("eager", "attn"):
+        model = transformers.AutoModelForCausalLM.from_config(copy.deepcopy(config), attn_implementation=impl)
+        if built:
+            model.load_state_dict(built["eager"].state_dict())
+        built[impl] = model.to("cuda", torch.bfloat16).eval()
+    # Sinks far from 0, so that a kernel that ignored them would differ.
+    with torch.no_grad():
+        for impl in built:
+            for layer in built[impl].model.layers:
+                layer.self_attn.sinks.copy_(torch.linspace(-2.0, 3.0, 4))
+    return built["eager"], built["attn"]
+
+
+def test_gpt_oss_sinks_match_eager(attn_calls):
+    models_ = gpt_oss_models()
+    if models_ is None:
+        pytest.skip("this transformers has no GptOss")
+    reference, model = models_
+    ids, mask = padded_batch()
+    with torch.no_grad():
+        expected = reference(input_ids=ids, attention_mask=mask).logits.float()
+        got = model(input_ids=ids, attention_mask=mask).logits.float()
+    assert attn_calls == [24] * 2  # both layers ran on attn
+    valid = mask.bool()
+    error = (got[valid] - expected[valid]).norm() / expected[valid].norm()
+    assert error < 2e-2, error
+    settings = dict(attention_mask=mask, max_new_tokens=8, do_sample=False, pad_token_id=0)
+    new_expected = reference.generate(ids, **settings)[:, 24:]
+    new_got = model.generate(ids, **settings)[:, 24:]
+    agree = (new_got == new_expected).float().mean().item()
+    assert agree >= 0.75, (new_got, new_expected)
+
+
+def test_gpt_oss_sinks_with_autograd_are_a_clear_error():
+    models_ = gpt_oss_models()
+    if models_ is None:
+        pytest.skip("this transformers has no GptOss")
+    _, model = models_
+    ids, mask = padded_batch()
+    # The sinks are parameters: their gradient is not implemented yet.
+    with pytest.raises((attn.AttnError, RuntimeError), match="sinks"):
+        model(input_ids=ids, attention_mask=mask)
