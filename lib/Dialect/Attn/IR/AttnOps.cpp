@@ -580,10 +580,12 @@ static LogicalResult verifyLaunchPlan(FlashOp op) {
                << "launch plan's " << name << " lists " << blockN
                << " keys per tile, not fewer than its config's "
                << config.getBlockN();
+      // A copy: C++17 lambdas cannot capture structured bindings (clang).
+      StringRef listName = name;
       auto narrowed = ConfigAttr::getChecked(
           [&] {
-            return op.emitOpError()
-                   << "launch plan's " << name << " entry " << blockN << ": ";
+            return op.emitOpError() << "launch plan's " << listName
+                                    << " entry " << blockN << ": ";
           },
           op.getContext(), config.getVariant(), config.getBlockM(), blockN,
           config.getNumWarps(), config.getStages());
