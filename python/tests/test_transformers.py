@@ -21,6 +21,21 @@ import attn.transformers  # noqa: E402
 attn.transformers.register()
 
 
+def same_weights(config, reference):
+    """The model of `config` under `reference` and under "attn", with the
+    same random weights, bf16, eval mode: {implementation: model}."""
+    torch.manual_seed(0)
+    built = {}
+    for impl in (reference, "attn"):
+        # A config of its own per model: layers read config._attn_implementation
+        # at every call, so a shared one would run the reference on attn too.
+        model = transformers.AutoModelForCausalLM.from_config(copy.deepcopy(config), attn_implementation=impl)
+        if built:
+            model.load_state_dict(built[reference].state_dict())
+        built[impl] = model.to("cuda", torch.bfloat16).eval()
+    return built
+
+
 def models():
     """The same weights under "sdpa" and "attn", bf16, eval mode."""
     config = transformers.LlamaConfig(
@@ -29,15 +44,7 @@ def models():
         # Wider weights than the default 0.02: peaked logits, so that greedy
         # choices are not near-ties that bf16 rounding could flip.
         initializer_range=0.2, pad_token_id=0, bos_token_id=1, eos_token_id=2)
-    torch.manual_seed(0)
-    built = {}
-    for impl in ("sdpa", "attn"):
-        # A config of its own per model: layers read config._attn_implementation
-        # at every call, so a shared one would run the reference on attn too.
-        model = transformers.AutoModelForCausalLM.from_config(copy.deepcopy(config), attn_implementation=impl)
-        if built:
-            model.load_state_dict(built["sdpa"].state_dict())
-        built[impl] = model.to("cuda", torch.bfloat16).eval()
+    built = same_weights(config, "sdpa")
     assert built["attn"].config._attn_implementation == "attn"
     assert built["sdpa"].config._attn_implementation == "sdpa"
     return built["sdpa"], built["attn"]
@@ -115,13 +122,7 @@ def gpt_oss_models():
         num_experts_per_tok=2, sliding_window=8, max_position_embeddings=512,
         layer_types=["sliding_attention", "full_attention"], initializer_range=0.2,
         pad_token_id=0, bos_token_id=1, eos_token_id=2)
-    torch.manual_seed(0)
-    built = {}
-    for impl in ("eager", "attn"):
-        model = transformers.AutoModelForCausalLM.from_config(copy.deepcopy(config), attn_implementation=impl)
-        if built:
-            model.load_state_dict(built["eager"].state_dict())
-        built[impl] = model.to("cuda", torch.bfloat16).eval()
+    built = same_weights(config, "eager")
     # Sinks far from 0, so that a kernel that ignored them would differ.
     with torch.no_grad():
         for impl in built:
