@@ -992,6 +992,33 @@ private:
       };
       tensors[gradBias] = db;
     }
+
+    // dsinks[h] = -sum over (b, i) of exp(sink[h] - lse) D: a sink's weight
+    // is exp(sink - lse), and it adds no value, so its dP is 0.
+    if (Value gradSinks = op.getGradSinks()) {
+      const HostTensor *sinks = arguments.lookup(op.getSinks());
+      if (!sinks)
+        return op.emitOpError()
+               << "'sinks' must be a function argument for the reference";
+      HostTensor ds(sinks->shape);
+      for (int64_t b = 0; b < qq.shape[0]; ++b)
+        for (int64_t h = 0; h < qq.shape[1]; ++h) {
+          std::vector<double> lse = lseRow(b, h);
+          Matrix dOut = dd.at(b, h), out = oo.at(b, h);
+          const double sink = sinks->data[h];
+          for (int64_t i = 0; i < dOut.rows; ++i) {
+            if (lse[i] == kNegInf || sink == kNegInf)
+              continue;
+            double delta = 0;
+            for (int64_t d = 0; d < dOut.cols; ++d)
+              delta += dOut.at(i, d) *
+                       (oSemantics ? roundTo(out.at(i, d), *oSemantics)
+                                   : out.at(i, d));
+            ds.data[h] -= std::exp(sink - lse[i]) * delta;
+          }
+        }
+      plain[gradSinks] = std::move(ds);
+    }
     return success();
   }
 

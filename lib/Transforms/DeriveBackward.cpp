@@ -2,8 +2,8 @@
 //
 // Each function that returns the output of an attn.flash becomes a training
 // step: one grad_output argument per such op, an attn.flash_bwd that
-// computes the gradients of its q, k, v (and bias), and those gradients as
-// results. The score_mod and its captures are the forward's; its derivative
+// computes the gradients of its q, k, v (and bias, and sinks), and those
+// gradients as results. The score_mod and its captures are the forward's; its derivative
 // comes from ScoreModDerivatives.cpp.
 //
 //===----------------------------------------------------------------------===//
@@ -63,16 +63,15 @@ struct AttnDeriveBackwardPass
       return failure();
     Value gradOutput = func.getArgument(index);
 
-    SmallVector<Type> gradTypes = {op.getQ().getType(), op.getK().getType(),
-                                   op.getV().getType()};
-    bool gradBias = biasGrad && op.getBias();
-    if (gradBias)
-      gradTypes.push_back(op.getBias().getType());
+    Type gradBias = biasGrad && op.getBias() ? op.getBias().getType() : Type();
+    Value sinks = op.getSinks();
     builder.setInsertionPoint(ret);
     auto bwd = FlashBwdOp::create(
-        builder, op.getLoc(), gradTypes, op.getQ(), op.getK(), op.getV(),
-        op.getOutput(), gradOutput, op.getLse(), op.getLengths(), op.getKeep(),
-        op.getBias(), op.getCaptures(), op.getScaleAttr(), op.getTransposeKAttr(),
+        builder, op.getLoc(), op.getQ().getType(), op.getK().getType(),
+        op.getV().getType(), gradBias, sinks ? sinks.getType() : Type(),
+        op.getQ(), op.getK(), op.getV(), op.getOutput(), gradOutput,
+        op.getLse(), op.getLengths(), op.getKeep(), op.getBias(),
+        op.getCaptures(), sinks, op.getScaleAttr(), op.getTransposeKAttr(),
         op.getMaskAttr(), /*config=*/BackwardConfigAttr(),
         /*plan=*/BackwardPlanAttr());
     if (op.hasScoreMod()) {
@@ -91,8 +90,7 @@ struct AttnDeriveBackwardPass
       return success();
     auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
     for (FlashOp op : flashes) {
-      // attn.flash_bwd takes dense [B, H, S, D] operands; sinks are
-      // constants to it (the logsumexp it reads counts them).
+      // attn.flash_bwd takes dense [B, H, S, D] operands.
       if (op.isVarlen() || op.isPaged())
         return op.emitOpError()
                << "is " << (op.isVarlen() ? "a ragged batch (cu_seqlens)"

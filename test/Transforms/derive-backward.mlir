@@ -206,3 +206,20 @@ func.func @captures(%q: tensor<1x4x8x64xbf16>, %slopes: tensor<4xf32>, %rel: ten
   } : tensor<1x4x8x64xbf16>, tensor<1x4x8x64xbf16>, tensor<1x4x8x64xbf16> -> tensor<1x4x8x64xbf16>
   return %o : tensor<1x4x8x64xbf16>
 }
+
+// -----
+
+// Sinks go to the backward, which returns their gradient last (after the
+// bias's with bias-grad); its type is the sinks', printed once.
+// CHECK-LABEL: func @sinks
+// CHECK-SAME: %[[S:[a-z0-9]+]]: tensor<4xf32>, %[[DO:[a-z0-9]+]]: tensor<1x4x16x64xbf16>) -> (tensor<1x4x16x64xbf16>, tensor<1x4x16x64xbf16>, tensor<1x4x16x64xbf16>, tensor<1x4x16x64xbf16>, tensor<4xf32>)
+// CHECK: %[[O:.*]], %[[LSE:.*]] = attn.flash {{.*}} sinks(%[[S]] : tensor<4xf32>)
+// CHECK: %[[DQ:.*]], %[[DK:.*]], %[[DV:.*]], %[[DS:.*]] = attn.flash_bwd %{{.*}}, %[[O]], %[[DO]], %[[LSE]] bias({{.*}}) sinks(%[[S]] : tensor<4xf32>) {{.*}} -> tensor<1x4x16x64xbf16>, tensor<1x4x16x64xbf16>, tensor<1x4x16x64xbf16>{{$}}
+// CHECK: return %[[O]], %[[DQ]], %[[DK]], %[[DV]], %[[DS]] :
+// BIAS-LABEL: func @sinks
+// BIAS: %{{.*}}, %{{.*}}, %{{.*}}, %[[DB:.*]], %[[DS:.*]] = attn.flash_bwd {{.*}} bias(%{{.*}} : tensor<1x4x16x16xf32>) sinks(%{{.*}} : tensor<4xf32>) {{.*}} -> tensor<1x4x16x64xbf16>, tensor<1x4x16x64xbf16>, tensor<1x4x16x64xbf16>, tensor<1x4x16x16xf32>{{$}}
+// BIAS: return {{.*}}, %[[DB]], %[[DS]] : {{.*}}, tensor<1x4x16x16xf32>, tensor<4xf32>
+func.func @sinks(%q: tensor<1x4x16x64xbf16>, %bias: tensor<1x4x16x16xf32>, %s: tensor<4xf32>) -> tensor<1x4x16x64xbf16> {
+  %o = attn.flash %q, %q, %q bias(%bias : tensor<1x4x16x16xf32>) sinks(%s : tensor<4xf32>) {scale = 0.125 : f32, mask = #attn.mask<causal, bias>} : tensor<1x4x16x64xbf16>, tensor<1x4x16x64xbf16>, tensor<1x4x16x64xbf16> -> tensor<1x4x16x64xbf16>
+  return %o : tensor<1x4x16x64xbf16>
+}

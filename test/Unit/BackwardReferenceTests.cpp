@@ -48,6 +48,8 @@ struct Attention {
   std::vector<int64_t> biasShape; ///< bias when not empty
   /// An f32 tensor the score_mod reads (%cap) when not empty.
   std::vector<int64_t> captureShape;
+  /// Attention sinks ([Hq] or [1, Hq, 1, 1]) when not empty.
+  std::vector<int64_t> sinksShape;
   /// A score_mod body over %score, %b, %h, %q_idx, %kv_idx (and %cap)
   /// ending in attn.yield; empty for none.
   std::string scoreMod;
@@ -100,6 +102,7 @@ protected:
     std::string keep = tensorType({a.batch, a.headsQ, a.seqQ, a.seqKV}, "i1");
     std::string bias = tensorType(a.biasShape, "f32");
     std::string capture = tensorType(a.captureShape, "f32");
+    std::string sinks = tensorType(a.sinksShape, "f32");
     std::ostringstream os;
     os << "func.func @f(%q: " << q << ", %k: " << k << ", %v: " << v;
     if (!a.lengths.empty())
@@ -110,6 +113,8 @@ protected:
       os << ", %bias: " << bias;
     if (!a.captureShape.empty())
       os << ", %capture: " << capture;
+    if (!a.sinksShape.empty())
+      os << ", %sinks: " << sinks;
     os << ") -> " << o << " {\n  %o = attn.flash %q, %k, %v";
     if (!a.lengths.empty())
       os << " lengths(%len : " << lengths << ")";
@@ -119,6 +124,8 @@ protected:
       os << " bias(%bias : " << bias << ")";
     if (!a.captureShape.empty())
       os << " captures(%capture : " << capture << ")";
+    if (!a.sinksShape.empty())
+      os << " sinks(%sinks : " << sinks << ")";
     os << " {scale = " << std::scientific << a.scale << " : f32";
     if (!items.empty()) {
       os << ", mask = #attn.mask<";
@@ -198,6 +205,11 @@ protected:
     // Read, not differentiated.
     if (!a.captureShape.empty())
       inputs.push_back(random(a.captureShape));
+    // Differentiated, always (their gradient comes last).
+    if (!a.sinksShape.empty()) {
+      differentiated.push_back(inputs.size());
+      inputs.push_back(random(a.sinksShape));
+    }
     HostTensor gradOutput = random(oShape());
 
     Options serial;
@@ -245,7 +257,8 @@ protected:
   mlir::OwningOpRef<mlir::ModuleOp> forward, step;
   std::mt19937 rng{7};
   Attention a;
-  std::vector<HostTensor> gradients; ///< dq, dk, dv (, dbias) of the last check
+  /// dq, dk, dv (, dbias, dsinks) of the last check.
+  std::vector<HostTensor> gradients;
 };
 
 TEST_F(BackwardReferenceTest, PlainGqa) { checkGradients(); }
@@ -399,6 +412,26 @@ TEST_F(BackwardReferenceTest, BroadcastBiasSumsItsGradient) {
   checkGradients();
   a.biasShape = {a.batch, 1, 1, a.seqKV};
   checkGradients();
+}
+
+TEST_F(BackwardReferenceTest, SinksAndTheirGradient) {
+  a.causal = true;
+  a.sinksShape = {a.headsQ};
+  checkGradients();
+}
+
+TEST_F(BackwardReferenceTest, SinksWithEmptyRowsAndABias) {
+  // Rows that see no key weigh only their sink (lse = sink, o = 0): they
+  // add nothing to dsinks. The sinks come as a graph's [1, Hq, 1, 1] column.
+  a.seqQ = 7;
+  a.seqKV = 4;
+  a.causal = true;
+  a.bottomRight = true;
+  a.biasShape = {1, a.headsQ, a.seqQ, a.seqKV};
+  a.sinksShape = {1, a.headsQ, 1, 1};
+  checkGradients();
+  ASSERT_EQ(gradients.size(), 5u);
+  EXPECT_EQ(gradients[4].shape, a.sinksShape);
 }
 
 TEST_F(BackwardReferenceTest, TransposedK) {

@@ -124,8 +124,10 @@ def AttnDeriveBackwardPass : Pass<"attn-derive-backward", "::mlir::ModuleOp"> {
     operations, the function takes one more argument, the gradient of the
     loss with respect to that output (`grad_output`, appended after the
     existing arguments), and returns, after its results, the gradients with
-    respect to the op's `q`, `k` and `v` operands (and its `bias`, with
-    `bias-grad`). Between them an `attn.flash_bwd` carries the forward's
+    respect to the op's `q`, `k` and `v` operands, its `bias` with
+    `bias-grad`, and its `sinks` if it has them (learned parameters in
+    gpt-oss; their gradient is one small reduction, where a bias's is a
+    tensor of scores, hence the option). Between them an `attn.flash_bwd` carries the forward's
     attributes, mask operands, `score_mod` and its captures, and the
     derivative of the `score_mod` with respect to the score
     (`score_mod_grad`, on the same arguments), built by differentiating the

@@ -369,3 +369,41 @@ func.func @split(%q: tensor<1x1x64x40xbf16>, %lse: tensor<1x1x64xf32>) {
       -> tensor<1x1x64x40xbf16>, tensor<1x1x64x40xbf16>, tensor<1x1x64x40xbf16>
   return
 }
+
+// -----
+
+func.func @sinks_shape(%q: tensor<1x4x64x64xbf16>, %lse: tensor<1x4x64xf32>, %s: tensor<2xf32>) {
+  // expected-error @+1 {{'sinks' must hold one logit per query head, shape 4 or 1x4x1x1, got 2}}
+  %dq, %dk, %dv, %ds = attn.flash_bwd %q, %q, %q, %q, %q, %lse sinks(%s : tensor<2xf32>) {scale = 0.125 : f32}
+      : tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>,
+        tensor<1x4x64x64xbf16>, tensor<1x4x64xf32>
+      -> tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>
+  return
+}
+
+// -----
+
+// The generic form can drop the gradient the custom form implies.
+func.func @sinks_without_grad(%q: tensor<1x4x64x64xbf16>, %lse: tensor<1x4x64xf32>, %s: tensor<4xf32>) {
+  // expected-error @+1 {{has a 'sinks' operand but no 'grad_sinks' result}}
+  %g:3 = "attn.flash_bwd"(%q, %q, %q, %q, %q, %lse, %s) <{
+      operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1>,
+      resultSegmentSizes = array<i32: 1, 1, 1, 0, 0>, scale = 0.125 : f32}> ({}, {})
+      : (tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>,
+         tensor<1x4x64x64xbf16>, tensor<1x4x64xf32>, tensor<4xf32>)
+      -> (tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>)
+  return
+}
+
+// -----
+
+func.func @grad_sinks_type(%q: tensor<1x4x64x64xbf16>, %lse: tensor<1x4x64xf32>, %s: tensor<4xf32>) {
+  // expected-error @+1 {{'grad_sinks' has type 'tensor<1x4x1x1xf32>', expected the type of 'sinks', 'tensor<4xf32>'}}
+  %g:4 = "attn.flash_bwd"(%q, %q, %q, %q, %q, %lse, %s) <{
+      operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1>,
+      resultSegmentSizes = array<i32: 1, 1, 1, 0, 1>, scale = 0.125 : f32}> ({}, {})
+      : (tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>,
+         tensor<1x4x64x64xbf16>, tensor<1x4x64xf32>, tensor<4xf32>)
+      -> (tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>, tensor<1x4x1x1xf32>)
+  return
+}

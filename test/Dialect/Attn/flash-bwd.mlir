@@ -81,3 +81,18 @@ func.func @dynamic_sizes(%q: tensor<?x2x?x64xbf16>, %k: tensor<?x1x?x64xbf16>, %
       -> tensor<?x2x?x64xbf16>, tensor<?x1x?x64xbf16>, tensor<?x1x?x64xbf16>
   return %dq : tensor<?x2x?x64xbf16>
 }
+
+// The sinks' gradient is the last result; its type is the sinks' (a
+// [1, H, 1, 1] column here), which the op prints once.
+// CHECK-LABEL: func @sinks
+// CHECK: %{{.*}}, %{{.*}}, %{{.*}}, %[[DS:.*]] = attn.flash_bwd {{.*}} sinks(%{{.*}} : tensor<1x2x1x1xf32>) {{.*}} -> tensor<1x2x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>{{$}}
+// CHECK: return %[[DS]] : tensor<1x2x1x1xf32>
+func.func @sinks(%q: tensor<1x2x64x64xbf16>, %k: tensor<1x1x64x64xbf16>, %lse: tensor<1x2x64xf32>,
+    %s: tensor<1x2x1x1xf32>) -> tensor<1x2x1x1xf32> {
+  %dq, %dk, %dv, %ds = attn.flash_bwd %q, %k, %k, %q, %q, %lse sinks(%s : tensor<1x2x1x1xf32>)
+      {scale = 0.125 : f32}
+      : tensor<1x2x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x2x64x64xbf16>,
+        tensor<1x2x64x64xbf16>, tensor<1x2x64xf32>
+      -> tensor<1x2x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>
+  return %ds : tensor<1x2x1x1xf32>
+}

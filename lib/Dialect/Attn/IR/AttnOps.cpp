@@ -65,6 +65,26 @@ static LogicalResult verifyFinite(Operation *op, StringRef name,
   return success();
 }
 
+/// Checks that attention sinks, if given, hold one logit per query head:
+/// flat [Hq], or the [1, Hq, 1, 1] of a column broadcast over batch and
+/// queries.
+static LogicalResult verifySinks(Operation *op, Value sinks, int64_t qHeads) {
+  if (!sinks)
+    return success();
+  auto type = cast<RankedTensorType>(sinks.getType());
+  bool perHead =
+      (type.getRank() == 1 && extentsAgree(type.getDimSize(0), qHeads)) ||
+      (type.getRank() == 4 && type.getDimSize(0) == 1 &&
+       extentsAgree(type.getDimSize(1), qHeads) && type.getDimSize(2) == 1 &&
+       type.getDimSize(3) == 1);
+  if (!perHead)
+    return op->emitOpError()
+           << "'sinks' must hold one logit per query head, shape " << qHeads
+           << " or 1x" << qHeads << "x1x1, got "
+           << shapeString(type.getShape());
+  return success();
+}
+
 /// Checks that the input of a score op (attn.mask, attn.score_mod) is the
 /// rank-4 scores.
 static LogicalResult verifyScoreTensor(Operation *op, RankedTensorType input) {
@@ -714,21 +734,8 @@ LogicalResult FlashOp::verify() {
   if (failed(verifyFinite(*this, "scale", getScale())))
     return failure();
 
-  if (Value sinks = getSinks()) {
-    // One logit per query head, flat: [Hq], or the [1, Hq, 1, 1] of a
-    // column broadcast over batch and queries.
-    auto type = cast<RankedTensorType>(sinks.getType());
-    bool perHead =
-        (type.getRank() == 1 && extentsAgree(type.getDimSize(0), qHeads)) ||
-        (type.getRank() == 4 && type.getDimSize(0) == 1 &&
-         extentsAgree(type.getDimSize(1), qHeads) && type.getDimSize(2) == 1 &&
-         type.getDimSize(3) == 1);
-    if (!perHead)
-      return emitOpError() << "'sinks' must hold one logit per query head, "
-                              "shape "
-                           << qHeads << " or 1x" << qHeads << "x1x1, got "
-                           << shapeString(type.getShape());
-  }
+  if (failed(verifySinks(*this, getSinks(), qHeads)))
+    return failure();
 
   MaskAttr mask = getMaskOrEmpty();
   if (varlen) {
@@ -874,6 +881,18 @@ LogicalResult FlashBwdOp::verify() {
                            << ", expected the type of 'bias', "
                            << getBias().getType();
   }
+  if (failed(verifySinks(*this, getSinks(), qHeads)))
+    return failure();
+  if (static_cast<bool>(getSinks()) != static_cast<bool>(getGradSinks()))
+    return emitOpError() << (getSinks() ? "has a 'sinks' operand but no "
+                                          "'grad_sinks' result"
+                                        : "has a 'grad_sinks' result but no "
+                                          "'sinks' operand");
+  if (getGradSinks() && getGradSinks().getType() != getSinks().getType())
+    return emitOpError() << "'grad_sinks' has type "
+                         << getGradSinks().getType()
+                         << ", expected the type of 'sinks', "
+                         << getSinks().getType();
 
   // The config, and the one the plan runs where its kernels spill.
   auto verifyConfig = [&](BackwardConfigAttr config,
@@ -1009,6 +1028,15 @@ LogicalResult KernelOp::verify() {
                          << getType();
   return success();
 }
+
+// attn.flash_bwd's grad_sinks has the type of its sinks operand: the
+// format prints it once, with the operand.
+static ParseResult parseTypeOfSinks(OpAsmParser &, Type sinks,
+                                    Type &gradSinks) {
+  gradSinks = sinks;
+  return success();
+}
+static void printTypeOfSinks(OpAsmPrinter &, Operation *, Type, Type) {}
 
 #define GET_OP_CLASSES
 #include "attn/Dialect/Attn/IR/AttnOps.cpp.inc"

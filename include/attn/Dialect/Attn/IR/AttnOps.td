@@ -318,13 +318,16 @@ def Attn_FlashOp : Attn_Op<"flash", [Pure, AttrSizedOperandSegments]> {
   let hasRegionVerifier = 1;
 }
 
-def Attn_FlashBwdOp : Attn_Op<"flash_bwd", [Pure, AttrSizedOperandSegments]> {
+def Attn_FlashBwdOp : Attn_Op<"flash_bwd", [Pure, AttrSizedOperandSegments,
+                                             AttrSizedResultSegments]> {
   let summary = "Gradients of a fused attention (the backward of attn.flash)";
   let description = [{
     Given the operands of an `attn.flash`, its output `o`, its logsumexp
     `lse` and the gradient `grad_output` of a loss with respect to `o`,
     computes the gradients of that loss with respect to `q`, `k` and `v`,
-    and, with a fourth result `grad_bias`, with respect to `bias`. `--attn-derive-backward`
+    with a result `grad_bias`, with respect to `bias`, and with the
+    forward's `sinks` as an operand, a last result `grad_sinks` (of the
+    sinks' type, which the op does not repeat). `--attn-derive-backward`
     builds it from an `attn.flash`; the attributes, the mask operands, the
     `score_mod` region and its `captures` are the forward's.
 
@@ -335,7 +338,10 @@ def Attn_FlashBwdOp : Attn_Op<"flash_bwd", [Pure, AttrSizedOperandSegments]> {
     - `dv = P^T grad_output`, `dbias = dZ` summed over the dimensions in
       which `bias` broadcasts;
     - with `dS = dZ * score_mod'(scale * q k^T)`: `dq = scale * dS k`,
-      `dk = scale * dS^T q`.
+      `dk = scale * dS^T q`;
+    - `dsinks[h] = -sum over batches and rows of exp(sinks[h] - lse) * D`
+      (a sink adds no value: its dP is 0). The logsumexp counts the sinks,
+      so `dq`, `dk` and `dv` do not read them.
 
     `dk` and `dv` have the K/V head count: with GQA/MQA each sums over the
     query heads that share its K/V head. `dk` has `k`'s layout (transposed
@@ -362,6 +368,7 @@ def Attn_FlashBwdOp : Attn_Op<"flash_bwd", [Pure, AttrSizedOperandSegments]> {
                        Optional<RankedTensorOf<[I1]>>:$keep,
                        Optional<Attn_FloatTensor>:$bias,
                        Variadic<AnyRankedTensor>:$captures,
+                       Optional<RankedTensorOf<[F32]>>:$sinks,
                        F32Attr:$scale,
                        UnitAttr:$transpose_k,
                        OptionalAttr<Attn_MaskAttr>:$mask,
@@ -369,7 +376,8 @@ def Attn_FlashBwdOp : Attn_Op<"flash_bwd", [Pure, AttrSizedOperandSegments]> {
                        OptionalAttr<Attn_BackwardPlanAttr>:$plan);
   let results = (outs Attn_HalfTensor:$grad_q, Attn_HalfTensor:$grad_k,
                       Attn_HalfTensor:$grad_v,
-                      Optional<Attn_FloatTensor>:$grad_bias);
+                      Optional<Attn_FloatTensor>:$grad_bias,
+                      Optional<RankedTensorOf<[F32]>>:$grad_sinks);
   let regions = (region MaxSizedRegion<1>:$score_mod,
                         MaxSizedRegion<1>:$score_mod_grad);
   let assemblyFormat = [{
@@ -378,11 +386,13 @@ def Attn_FlashBwdOp : Attn_Op<"flash_bwd", [Pure, AttrSizedOperandSegments]> {
     (`keep` `(` $keep^ `:` type($keep) `)`)?
     (`bias` `(` $bias^ `:` type($bias) `)`)?
     (`captures` `(` $captures^ `:` type($captures) `)`)?
+    (`sinks` `(` $sinks^ `:` type($sinks) `)`)?
     attr-dict (`score_mod` $score_mod^)? (`score_mod_grad` $score_mod_grad^)?
     `:` type($q) `,` type($k) `,` type($v) `,` type($o) `,` type($grad_output)
     `,` type($lse)
     `->` type($grad_q) `,` type($grad_k) `,` type($grad_v)
     (`,` type($grad_bias)^)?
+    `` custom<TypeOfSinks>(ref(type($sinks)), type($grad_sinks))
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
@@ -391,6 +401,8 @@ def Attn_FlashBwdOp : Attn_Op<"flash_bwd", [Pure, AttrSizedOperandSegments]> {
     bool hasScoreMod() { return !getScoreMod().empty(); }
     /// True if the op computes the gradient of its bias operand.
     bool hasBiasGrad() { return static_cast<bool>(getGradBias()); }
+    /// True if the op computes the gradient of its sinks operand.
+    bool hasSinksGrad() { return static_cast<bool>(getGradSinks()); }
   }];
   let hasRegionVerifier = 1;
 }
