@@ -34,8 +34,9 @@ extern "C" {
  * attn_compile_training, attn_backward_workspace_size,
  * attn_launch_backward); attn_workspace_size is nonzero for persistent
  * kernels with a causal mask or a window. 3: attn_flash_args gains the
- * serving operands (cu_seqlens, block_table, sinks, batch invariance). */
-#define ATTN_C_ABI_VERSION 3
+ * serving operands (cu_seqlens, block_table, sinks, batch invariance). 4:
+ * attn_backward_args gains sinks and grad_sinks. */
+#define ATTN_C_ABI_VERSION 4
 
 enum attn_status {
   ATTN_OK = 0,
@@ -216,13 +217,18 @@ typedef struct attn_backward_args {
   int32_t deterministic;
   /* The tensors the score_mod reads, as attn_flash_args.score_mod_captures. */
   const void *score_mod_captures[ATTN_MAX_SCORE_MOD_CAPTURES];
+  /* The backward of an attention with sinks computes their gradient: the
+   * forward's sinks and the gradient to write, [heads_q] float32 each
+   * (both NULL otherwise). */
+  const float *sinks;
+  float *grad_sinks;
 } attn_backward_args;
 
 /* Compiles the training step of the single attention of an MLIR module
  * (graph or attn.flash): *forward (launched with attn_launch_on; it writes
  * the logsumexp, so give attn_flash_args.lse) and *backward (launched with
  * attn_launch_backward). bias_grad nonzero: the backward also computes the
- * bias gradient. */
+ * bias gradient. An attention with sinks gets their gradient too. */
 ATTN_C_API int attn_compile_training(attn_context *context, const char *mlir,
                                      int32_t bias_grad, attn_kernel **forward,
                                      attn_kernel **backward);

@@ -438,6 +438,42 @@ template <class C, class DqAccum> struct FlashBackwardPre {
   }
 };
 
+/// The sinks' gradient, dsinks[h] = -sum over (b, i) of
+/// exp(sink[h] - lse) * D (a sink adds no value: its dP is 0), after _pre
+/// wrote D. A block a query head, kBackwardRowThreads threads: each sums
+/// its rows in a fixed order, then the block in a fixed tree, so the sum
+/// is the same run to run (no atomics). A row without weight (-inf lse or
+/// sink) adds 0.
+struct FlashBackwardSinks {
+  static __device__ void run(const FlashBwdParams &p) {
+    const int h = blockIdx.x;
+    const float sink = p.sinks[h];
+    float sum = 0.f;
+    for (int b = 0; b < p.batch; ++b) {
+      const i64 row0 = (static_cast<i64>(b) * p.heads_q + h) * p.seq_q;
+      for (int i = threadIdx.x; i < p.seq_q; i += kBackwardRowThreads) {
+        const float lse = p.lse[row0 + i];
+        if (lse != negInf() && sink != negInf())
+          sum -= fastExp2((sink - lse) * kLog2e) * p.delta[row0 + i];
+      }
+    }
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2)
+      sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+    __shared__ float warps[kBackwardRowThreads / 32];
+    if (threadIdx.x % 32 == 0)
+      warps[threadIdx.x / 32] = sum;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      float total = 0.f;
+#pragma unroll
+      for (int w = 0; w < kBackwardRowThreads / 32; ++w)
+        total += warps[w];
+      p.dsinks[h] = total;
+    }
+  }
+};
+
 /// dQ = scale * the f32 sum, in the element type (atomic mode); and the
 /// summed dbias to its element type. A warp a task, no loop (a grid-stride
 /// loop's 64-bit divisions made ptxas spill): the runtime's grid has a

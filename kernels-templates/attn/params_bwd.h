@@ -46,6 +46,10 @@ struct FlashBwdParams {
   // converted at the end.
   void *dbias;
   float *dbias_accum;
+  // Attention sinks ([heads_q] f32) and their gradient, written by the
+  // _sinks kernel; null without sinks.
+  const float *sinks;
+  float *dsinks;
   float *delta;    // workspace: rowsum(dO * O), [batch * heads_q * seq_q]
   // Workspace: dQ / scale summed over the K/V blocks with atomics, f32, in
   // the K/V kernel's layout (DqAccum, flash_bwd.cuh: row by row, or tile

@@ -269,6 +269,8 @@ attn::BackwardArgs toBackwardArgs(const attn_backward_args &args,
   a.keep = toArg(args.keep);
   a.bias = toArg(args.bias);
   a.gradBias = toArg(args.grad_bias);
+  a.sinks = args.sinks;
+  a.gradSinks = args.grad_sinks;
   a.deterministic = args.deterministic != 0;
   for (int i = 0; i < ATTN_MAX_SCORE_MOD_CAPTURES; ++i)
     a.scoreModCaptures[i] = args.score_mod_captures[i];

@@ -268,6 +268,18 @@ Result<Launch> prepareFlashBackward(mlir::attn::FlashBwdOp op,
     values[gradBias] = *buffer;
     args.gradBias = tensorArg(*buffer);
   }
+  if (mlir::Value gradSinks = op.getGradSinks()) {
+    args.sinks =
+        reinterpret_cast<const float *>(values[op.getSinks()].buffer->get());
+    auto type = mlir::cast<mlir::RankedTensorType>(gradSinks.getType());
+    std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+    auto buffer =
+        allocatePoisoned(shape, DataType::F32, contiguousStrides(shape));
+    if (!buffer)
+      return buffer.status();
+    values[gradSinks] = *buffer;
+    args.gradSinks = reinterpret_cast<float *>(buffer->buffer->get());
+  }
   if (Status s = allocateWorkspace(l, args); !s)
     return s;
   double density = maskDensity(spec, args.seqQ, args.seqKV);

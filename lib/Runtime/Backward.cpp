@@ -3,7 +3,8 @@
 // A KernelKind::FlashBackward kernel is four entries of one module (see
 // kernels-templates/attn/flash_bwd.cuh): _pre, the K/V-stationary main
 // kernel, _dq (the deterministic mode, and every launch of a variant whose
-// table row says its atomics are slower) and _convert. The launch enqueues them
+// table row says its atomics are slower) and _convert; with the sinks'
+// gradient a fifth, _sinks. The launch enqueues them
 // on one stream in the caller's CUDA context, as a forward launch does:
 // pointers checked against the launch's device, scratch memory from the
 // caller's workspace, no allocation, synchronization or module load during
@@ -244,6 +245,12 @@ Status Kernel::validate(const BackwardArgs &a) const {
                     "that broadcasts (a stride of 0); give a full bias or "
                     "leave the mode off");
   }
+  if (spec_.sinks && (!a.sinks || !a.gradSinks))
+    return invalid(std::string("the kernel computes the sinks' gradient but '") +
+                   (a.sinks ? "gradSinks" : "sinks") + "' is null");
+  if (!spec_.sinks && a.gradSinks)
+    return invalid("'gradSinks' is given but the kernel computes no sinks' "
+                   "gradient: compile the backward of an attention with sinks");
   if (Status s = checkCaptures(spec_, a.scoreModCaptures); !s)
     return s;
   if (readsByTma(spec_))
@@ -281,6 +288,8 @@ Status Kernel::checkPointers(const BackwardArgs &a, int ordinal) const {
       {"keep", a.keep.data},
       {"bias", a.bias.data},
       {"gradBias", a.gradBias.data},
+      {"sinks", a.sinks},
+      {"gradSinks", a.gradSinks},
       {"workspace", reinterpret_cast<const void *>(a.workspace)}};
   for (const auto &[name, pointer] : pointers)
     if (Status s = checkDevicePointer(name, pointer, ordinal); !s)
@@ -326,6 +335,8 @@ Status Kernel::launch(const BackwardArgs &a, Stream stream, Device device) {
   p.keep = static_cast<const unsigned char *>(a.keep.data);
   p.bias = a.bias.data;
   p.dbias = const_cast<void *>(a.gradBias.data);
+  p.sinks = a.sinks;
+  p.dsinks = a.gradSinks;
   p.delta = reinterpret_cast<float *>(workspace + w.delta);
   p.dq_accum = w.atomicDq ? reinterpret_cast<float *>(workspace + w.dqAccum) : nullptr;
   p.dbias_accum = w.accumulateBias
@@ -387,6 +398,12 @@ Status Kernel::launch(const BackwardArgs &a, Stream stream, Device device) {
                                 kBackwardRowThreads, 0, stream, args);
       !s)
     return s;
+  // dsinks reads only D and the logsumexp.
+  if (spec_.sinks)
+    if (Status s = driver->launch(loaded.backwardSinks, unsigned(spec_.headsQ),
+                                  1, 1, kBackwardRowThreads, 0, stream, args);
+        !s)
+      return s;
   const std::array<long long, 3> keys = keyGrid(spec_, a);
   if (Status s = driver->launch(loaded.function, unsigned(keys[0]),
                                 unsigned(keys[1]), unsigned(keys[2]),

@@ -407,6 +407,12 @@ Result<Kernel::Loaded *> Kernel::loadedIn(void *context, Stream stream,
         return fail(aux.status());
       *slot = *aux;
     }
+    if (spec_.sinks) {
+      Result<void *> sinks = driver->getFunction(*module, spec_.name + "_sinks");
+      if (!sinks)
+        return fail(sinks.status());
+      loaded->backwardSinks = *sinks;
+    }
     if (spec_.backwardDqSharedBytes > info.maxSharedPerBlockOptin)
       return fail(Status(StatusCode::Unsupported,
                          "kernel " + spec_.name + "_dq needs " +

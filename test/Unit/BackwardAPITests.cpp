@@ -15,15 +15,17 @@ using namespace attn;
 
 namespace {
 
-/// A causal GQA forward with an optional bias of `biasShape`.
-std::string forward(const std::string &biasShape = "") {
+/// A causal GQA forward with an optional bias of `biasShape`, and sinks.
+std::string forward(const std::string &biasShape = "", bool sinks = false) {
   std::string bias = biasShape.empty() ? "" : "tensor<" + biasShape + "xf32>";
   return "func.func @f(%q: tensor<2x4x300x64xbf16>, %k: tensor<2x2x300x64xbf16>, "
          "%v: tensor<2x2x300x64xbf16>" +
          (bias.empty() ? "" : ", %b: " + bias) +
+         (sinks ? ", %s: tensor<4xf32>" : "") +
          ") -> tensor<2x4x300x64xbf16> {\n"
          "  %o = attn.flash %q, %k, %v" +
          (bias.empty() ? "" : " bias(%b : " + bias + ")") +
+         (sinks ? " sinks(%s : tensor<4xf32>)" : "") +
          " {scale = 0.125 : f32, mask = #attn.mask<causal" +
          (bias.empty() ? "" : ", bias") +
          ">} : tensor<2x4x300x64xbf16>, tensor<2x2x300x64xbf16>, "
@@ -147,6 +149,39 @@ TEST(BackwardAPI, ValidationNamesTheProblem) {
   Status wrong = kernel->validate(forwardArgs);
   EXPECT_NE(wrong.message().find("launch it with BackwardArgs"), std::string::npos)
       << wrong.message();
+}
+
+TEST(BackwardAPI, SinksGetTheirGradientFromAFifthEntry) {
+  auto kernel = compileBackward(forward("", /*sinks=*/true), false, "sm_90a");
+  ASSERT_TRUE(kernel);
+  const KernelSpec &spec = kernel->spec();
+  EXPECT_TRUE(spec.sinks);
+  EXPECT_NE(spec.name.find("_dsinks_"), std::string::npos) << spec.name;
+  EXPECT_NE(spec.source.find(spec.name + "_sinks("), std::string::npos);
+  auto expectError = [&](BackwardArgs a, const std::string &text) {
+    Status s = kernel->validate(a);
+    ASSERT_FALSE(s.isOk()) << text;
+    EXPECT_NE(s.message().find(text), std::string::npos) << s.message();
+  };
+  BackwardArgs a = validArgs(*kernel);
+  auto *fake = reinterpret_cast<float *>(uintptr_t(1) << 20);
+  expectError(a, "computes the sinks' gradient but 'sinks' is null");
+  a.sinks = fake;
+  expectError(a, "computes the sinks' gradient but 'gradSinks' is null");
+  a.gradSinks = fake;
+  EXPECT_TRUE(kernel->validate(a).isOk());
+
+  // Without sinks, no such entry, and a gradient to write is a mistake.
+  auto plain = compileBackward(forward(), false, "sm_90a");
+  ASSERT_TRUE(plain);
+  EXPECT_FALSE(plain->spec().sinks);
+  EXPECT_EQ(plain->spec().source.find("_sinks("), std::string::npos);
+  BackwardArgs b = validArgs(*plain);
+  b.gradSinks = fake;
+  Status s = plain->validate(b);
+  EXPECT_NE(s.message().find("'gradSinks' is given but the kernel computes no"),
+            std::string::npos)
+      << s.message();
 }
 
 TEST(BackwardAPI, DeterministicModeCannotSumABroadcastBiasGradient) {

@@ -112,6 +112,10 @@ struct BackwardArgs {
   /// With a bias gradient: written, in the bias's element type, with the
   /// bias's extents (1 where its stride is 0: those dimensions are summed).
   TensorArg gradBias;
+  /// With the sinks' gradient (KernelSpec::sinks): the forward's sinks and
+  /// their gradient, [headsQ] f32 each; contiguous.
+  const float *sinks = nullptr;
+  float *gradSinks = nullptr;
   /// No atomics: dQ from a second, Q-stationary kernel; bitwise identical
   /// results run to run (a bias that broadcasts cannot get its gradient).
   bool deterministic = false;
@@ -269,10 +273,10 @@ private:
     void *module = nullptr;
     void *function = nullptr;
     void *combine = nullptr; ///< the split-KV merge kernel (fused attention)
-    /// The backward's other kernels: D and zeroing, deterministic dQ, and
-    /// the conversion of the f32 sums.
+    /// The backward's other kernels: D and zeroing, deterministic dQ, the
+    /// conversion of the f32 sums, and the sinks' gradient (with sinks).
     void *backwardPre = nullptr, *backwardDq = nullptr,
-         *backwardConvert = nullptr;
+         *backwardConvert = nullptr, *backwardSinks = nullptr;
     int residentPerSm = 0;
   };
   /// The kernel loaded in `context`, the current one (of a ContextScope);

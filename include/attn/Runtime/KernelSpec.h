@@ -53,7 +53,8 @@ struct KernelSpec {
   /// Ragged batches: q, k, v and o packed [tokens, heads, dim], sequences
   /// at offsets (FlashArgs::cuSeqlensQ / cuSeqlensK).
   bool varlen = false;
-  /// Attention sinks: one f32 logit per query head (FlashArgs::sinks).
+  /// Attention sinks: one f32 logit per query head (FlashArgs::sinks); of a
+  /// backward, their gradient (BackwardArgs::gradSinks).
   bool sinks = false;
   /// Packed rows: G query heads per K/V head share a block, its rows the
   /// (token, head) pairs of a few tokens (decode with GQA, any mask); 1:

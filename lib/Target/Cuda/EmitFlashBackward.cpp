@@ -4,7 +4,7 @@
 // its backward variant (the table in attn/Variants/KernelVariants.h), prints
 // the score_mod and its derivative (the score_mod_grad region) as device
 // functions with the forward's printer, and defines the four entries the
-// runtime launches.
+// runtime launches (five with the sinks' gradient).
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,6 +38,8 @@ std::string backwardKernelName(const ::attn::KernelSpec &spec) {
     name += spec.biasGrad ? "_dbias" : "_bias";
   if (spec.scoreMod)
     name += "_mod";
+  if (spec.sinks)
+    name += "_dsinks";
   name += "_" + spec.variant + "_" + std::to_string(spec.blockM) + "x" +
           std::to_string(spec.blockN) + "w" + std::to_string(spec.numWarps) +
           "s" + std::to_string(spec.stages);
@@ -83,6 +85,8 @@ mlir::attn::emitFlashBackwardKernel(FlashBwdOp op,
   if (failed(setMask(op, mask, op.getBias(), spec)))
     return failure();
   spec.biasGrad = op.hasBiasGrad();
+  // A backward's sinks are there for their gradient (the _sinks entry).
+  spec.sinks = op.hasSinksGrad();
   spec.scoreMod = op.hasScoreMod();
   spec.scoreModCaptures = static_cast<int>(op.getCaptures().size());
   spec.writesLse = false;
@@ -160,5 +164,12 @@ mlir::attn::emitFlashBackwardKernel(FlashBwdOp op,
      << spec.name << "_convert(const attn::FlashBwdParams params) {\n"
      << "  attn::FlashBackwardConvert<Config, KV::DqAccum>::run(params);\n"
      << "}\n";
+  if (spec.sinks)
+    os << "\n// dsinks from D and the logsumexp: a block a query head.\n"
+       << "extern \"C\" __global__ void "
+          "__launch_bounds__(attn::kBackwardRowThreads) "
+       << spec.name << "_sinks(const attn::FlashBwdParams params) {\n"
+       << "  attn::FlashBackwardSinks::run(params);\n"
+       << "}\n";
   return spec;
 }

@@ -9,11 +9,11 @@ import attn
 
 
 def spec(score_mod=None, bias=None, keep=None, lengths=False, captures=(), causal=True, window=None,
-         bottom_right=False, static_sq=None, hq=8, hkv=2, dqk=128, dv=128):
+         bottom_right=False, static_sq=None, hq=8, hkv=2, dqk=128, dv=128, sinks=False):
     """A spec as attn._backward_spec makes it (bf16, logsumexp, no variant
-    or tiles, no sinks): the 19 fields of attn._spec."""
+    or tiles; sinks for their gradient): the 19 fields of attn._spec."""
     return ("bf16", hq, hkv, dqk, dv, 0.125, causal, bottom_right, window, lengths, keep, bias, score_mod, True,
-            static_sq, "", (0, 0, 0, 0), captures, False)
+            static_sq, "", (0, 0, 0, 0), captures, sinks)
 
 
 def describe():
@@ -35,6 +35,7 @@ compile_backward("masks", spec(score_mod=attn.alibi(8), keep=((False, True, True
                                window=(64, 16), bottom_right=True, static_sq=7))
 compile_backward("captures", spec(score_mod=attn.head_bias(8), captures=(((8,), "f32"),)))
 compile_backward("hd192x128", spec(dqk=192, dv=128, causal=False))
+compile_backward("sinks", spec(window=(127, 0), sinks=True))
 assert attn._backward_kernel(spec(), False, describe, None) is plain  # cached
 next_float_up = ("%i = arith.bitcast %score : f32 to i32\n"
                  "%one = arith.constant 1 : i32\n"
@@ -50,7 +51,7 @@ def workspace(kernel, b, sq, skv, deterministic, bias=(0, 0, 0, 0, 0), grad_bias
     tensor = (1 << 20, 0, 0, 0, 1)
     args = attn._BACKWARD_ARGS.pack(b, sq, skv, *tensor, *tensor, *tensor, *tensor, *tensor, 1 << 20,
                                     *tensor, *tensor, *tensor, 0, *none, *bias, *grad_bias, deterministic,
-                                    0, 0, 0, 0)
+                                    0, 0, 0, 0, 0, 0)
     size = ctypes.c_uint64()
     if attn.library().attn_backward_workspace_size(kernel.ptr, args, ctypes.byref(size)):
         return "error: " + attn.library().attn_last_error().decode()

@@ -56,6 +56,8 @@ int main(void) {
   FIELD(attn_backward_args, grad_bias);
   FIELD(attn_backward_args, deterministic);
   FIELD(attn_backward_args, score_mod_captures);
+  FIELD(attn_backward_args, sinks);
+  FIELD(attn_backward_args, grad_sinks);
   SIZE(attn_launch_config);
   FIELD(attn_launch_config, context);
   FIELD(attn_launch_config, device);
