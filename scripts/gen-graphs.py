@@ -37,8 +37,8 @@ second line gives its own offsets, lengths and shuffled block table
 (--set-input, some past the tensors' ends, which the kernels and the
 reference clamp) with --poison-padding. Every dense attention whose
 backward has kernels also gets attn-run --backward --check (dq, dk, dv,
-sometimes dbias, against the reference's evaluation of the training step;
-FileCheck prefix BWD).
+sometimes dbias, and dsinks with sinks, against the reference's evaluation
+of the training step; FileCheck prefix BWD).
 
 Without a GPU, attn-run --check-ir checks what fusion does; a ragged batch
 or paged cache is written as attn.flash, which the pipeline only
@@ -952,6 +952,9 @@ class Case:
         broadcast = self.bias and any(b != d for b, d in zip(self.bias[0], score))
         if rng.random() < 0.3 and not ("--bias-grad" in flags and broadcast):
             flags.append("--deterministic")
+        # The sinks' gradient comes last.
+        if self.sinks:
+            outputs += 1
         return " ".join(flags), outputs
 
     def describe(self):

@@ -41,7 +41,7 @@ __all__ = ["sdpa", "precompile", "AttnError", "softcap", "alibi", "head_bias", "
            "varlen", "with_kvcache"]
 
 # The ATTN_C_ABI_VERSION (include/attn-c/attn.h) this package speaks.
-_ABI_VERSION = 3
+_ABI_VERSION = 4
 
 _logger = logging.getLogger("attn")
 
@@ -89,6 +89,7 @@ class _BackwardArgs(ctypes.Structure):
         ("lengths", ctypes.c_void_p), ("keep", _Tensor), ("bias", _Tensor), ("grad_bias", _Tensor),
         ("deterministic", ctypes.c_int32),
         ("score_mod_captures", ctypes.c_void_p * _MAX_SCORE_MOD_CAPTURES),
+        ("sinks", ctypes.c_void_p), ("grad_sinks", ctypes.c_void_p),
     ]
 
 
@@ -484,14 +485,13 @@ def _compiled_once(cache, key, device, capture_error, compile):
         return kernel
 
 
-def _spec_source(spec, sinks=True):
-    """What compiling the attention of `spec` (see _spec) takes: its MLIR
-    (without the sinks operand if not `sinks`), and the score_mod (for the
-    lines of its errors), variant and tiles."""
+def _spec_source(spec):
+    """What compiling the attention of `spec` (see _spec) takes: its MLIR,
+    and the score_mod (for the lines of its errors), variant and tiles."""
     (dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_lengths, keep, bias, score_mod,
      return_lse, static_sq, variant, tiles, captures, has_sinks) = spec
     text = _mlir(dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_lengths, keep, bias,
-                 score_mod, return_lse, static_sq, captures, has_sinks and sinks)
+                 score_mod, return_lse, static_sq, captures, has_sinks)
     return text, score_mod, variant, tiles
 
 
@@ -520,10 +520,10 @@ def _kernel(spec, describe, device):
 def _backward_kernel(spec, bias_grad, describe, device):
     """The backward of the attention of `spec` (a spec of _spec with
     return_lse, no variant and no tiles: the backward picks its own), with
-    the bias gradient if bias_grad; compiled on first use."""
+    the bias gradient if bias_grad, and the sinks' if the spec has sinks;
+    compiled on first use."""
     def compile():
-        # Without sinks (_backward_spec): the logsumexp it reads counts them.
-        text, score_mod, _, _ = _spec_source(spec, sinks=False)
+        text, score_mod, _, _ = _spec_source(spec)
         forward, backward = ctypes.c_void_p(), ctypes.c_void_p()
         lib = library()
         if lib.attn_compile_training(_get_context(), text.encode(), int(bias_grad), ctypes.byref(forward),
@@ -585,9 +585,10 @@ def _check_captures(score_mod, captures, device):
     return captures
 
 
-def _check_sinks(sinks, hq, device, call="attn.sdpa"):
+def _check_sinks(sinks, hq, device, call="attn.sdpa", differentiable=False):
     """Attention sinks: one logit per query head on the query's device, as
-    the float32 (hq,) the kernel reads (converted if needed), or None."""
+    the float32 (hq,) the kernel reads (converted if needed), or None. A
+    call that is not `differentiable` refuses sinks that require grad."""
     if sinks is None:
         return None
     if not isinstance(sinks, torch.Tensor):
@@ -600,7 +601,7 @@ def _check_sinks(sinks, hq, device, call="attn.sdpa"):
                         f"{tuple(sinks.shape)}")
     if not sinks.is_floating_point():
         raise AttnError(f"{call}: sinks must be floating point; got {sinks.dtype}")
-    if sinks.requires_grad and _grad_enabled():
+    if sinks.requires_grad and _grad_enabled() and not differentiable:
         raise AttnError(f"{call} has no backward yet, and sinks requires grad with autograd on: the gradient "
                         "would be lost. Run the call under torch.no_grad() or torch.inference_mode(), or pass "
                         "sinks.detach()")
@@ -728,7 +729,7 @@ def _run(query, key, value, attn_mask, lengths, dropout_p, is_causal, scale, ena
     b, hq, sq, dqk, hkv, skv, dv, mask4 = _check_args(query, key, value, attn_mask, lengths, dropout_p,
                                                       enable_gqa)
     captures = _check_captures(score_mod, captures, query.device)
-    sinks = _check_sinks(sinks, hq, query.device)
+    sinks = _check_sinks(sinks, hq, query.device, differentiable=True)
     spec = _spec(query, hq, sq, dqk, hkv, skv, dv, mask4, scale, is_causal, bottom_right, window,
                  lengths is not None, score_mod, return_lse, variant, tiles, captures, sinks)
     device = query.device
@@ -814,29 +815,33 @@ def _readable_gradient(t):
 
 
 def _backward_spec(query, key, value, attn_mask, lengths, is_causal, scale, enable_gqa, window, bottom_right,
-                   score_mod, captures):
+                   score_mod, captures, sinks_grad=False):
     """Checks the call and returns (spec of its backward kernel, its sizes
     (b, hq, sq, dqk, hkv, skv, dv), mask4). The backward derives from the
     forward that writes the logsumexp and picks its own tiles, whatever
-    variant and tiles the forward was given."""
+    variant and tiles the forward was given. Its sinks are there for their
+    gradient (sinks_grad): constant sinks need nothing of it, since the
+    logsumexp it reads counts them and they add no value."""
     b, hq, sq, dqk, hkv, skv, dv, mask4 = _check_args(query, key, value, attn_mask, lengths, 0.0, enable_gqa)
     captures = _check_captures(score_mod, captures, query.device)
     spec = _spec(query, hq, sq, dqk, hkv, skv, dv, mask4, scale, is_causal, bottom_right, window,
-                 lengths is not None, score_mod, True, "", (0, 0, 0, 0), captures)
+                 lengths is not None, score_mod, True, "", (0, 0, 0, 0), captures, True if sinks_grad else None)
     return spec, (b, hq, sq, dqk, hkv, skv, dv), mask4
 
 
-def _run_backward(grad_out, query, key, value, out, lse, attn_mask, lengths, captures, is_causal, scale,
+def _run_backward(grad_out, query, key, value, out, lse, attn_mask, lengths, captures, sinks, is_causal, scale,
                   enable_gqa, window, bottom_right, score_mod, bias_grad, deterministic):
     """The backward of a call of _run with return_lse: finds (or compiles)
-    the backward kernel, allocates dq, dk, dv (and the bias gradient) and
-    the workspace with torch's caching allocator on the current stream, and
-    launches there; no synchronization. Returns (dq, dk, dv, the attn_mask's
-    gradient in its shape, or an empty tensor without bias_grad)."""
+    the backward kernel, allocates dq, dk, dv (and the bias and sinks
+    gradients) and the workspace with torch's caching allocator on the
+    current stream, and launches there; no synchronization. Returns (dq, dk,
+    dv, the attn_mask's gradient in its shape or an empty tensor without
+    bias_grad, the float32 (hq,) gradient of sinks or an empty tensor
+    without them)."""
     captures = list(captures or ())
     spec, (b, hq, sq, dqk, hkv, skv, dv), mask4 = _backward_spec(
         query, key, value, attn_mask, lengths, is_causal, scale, enable_gqa, window, bottom_right, score_mod,
-        captures)
+        captures, sinks is not None)
     if bias_grad and (mask4 is None or mask4.dtype == torch.bool):
         raise AttnError("attn.sdpa: bias_grad needs a float attn_mask (a bias)")
     device = query.device
@@ -864,12 +869,18 @@ def _run_backward(grad_out, query, key, value, out, lse, attn_mask, lengths, cap
     if lengths is not None and lengths.stride(0) != 1:
         lengths = lengths.contiguous()
     captures = [c.contiguous() for c in captures]
+    grad_sinks = None
+    if sinks is not None:
+        sinks = _check_sinks(sinks.detach(), hq, device)
+        grad_sinks = torch.empty((hq,), device=device, dtype=torch.float32)
     args = _BACKWARD_ARGS.pack(b, sq, skv, q.data_ptr(), *q.stride(), k.data_ptr(), *k.stride(),
                                v.data_ptr(), *v.stride(), o.data_ptr(), *o.stride(), do.data_ptr(), *do.stride(),
                                lse.data_ptr(), grad_q.data_ptr(), *grad_q.stride(), grad_k.data_ptr(),
                                *grad_k.stride(), grad_v.data_ptr(), *grad_v.stride(),
                                lengths.data_ptr() if lengths is not None else 0, *keep, *bias, *grad_bias_fields,
-                               int(bool(deterministic)), *_capture_pointers(captures))
+                               int(bool(deterministic)), *_capture_pointers(captures),
+                               sinks.data_ptr() if sinks is not None else 0,
+                               grad_sinks.data_ptr() if grad_sinks is not None else 0)
     lib = _lib
     size = ctypes.c_uint64()
     if lib.attn_backward_workspace_size(kernel.ptr, args, ctypes.byref(size)):
@@ -878,16 +889,17 @@ def _run_backward(grad_out, query, key, value, out, lse, attn_mask, lengths, cap
     config = _LAUNCH_CONFIG.pack(0, dev, _current_stream(dev), workspace.data_ptr(), size.value)
     if lib.attn_launch_backward(kernel.ptr, args, config):
         raise _launch_error(lib.attn_last_error().decode())
-    if grad_bias is None:
-        return grad_q, grad_k, grad_v, query.new_empty((0,), dtype=torch.float32)
-    return grad_q, grad_k, grad_v, grad_bias.view(attn_mask.shape)
+    empty = query.new_empty((0,), dtype=torch.float32)
+    return (grad_q, grad_k, grad_v, empty if grad_bias is None else grad_bias.view(attn_mask.shape),
+            empty if grad_sinks is None else grad_sinks)
 
 
 # The C API's operand names, in the user's terms.
 _OPERANDS = {"'q'": "query", "'k'": "key", "'v'": "value", "'o'": "the output", "'lse'": "the logsumexp output",
              "'lengths'": "lengths", "'keep'": "attn_mask", "'bias'": "attn_mask", "'workspace'": "the workspace",
              "'gradOutput'": "the output's gradient", "'gradQ'": "query's gradient", "'gradK'": "key's gradient",
-             "'gradV'": "value's gradient", "'gradBias'": "attn_mask's gradient"}
+             "'gradV'": "value's gradient", "'gradBias'": "attn_mask's gradient", "'sinks'": "sinks",
+             "'gradSinks'": "the sinks' gradient"}
 
 
 def _launch_error(message):
@@ -936,20 +948,20 @@ def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scal
     autograd) also returns the kernel's handle, for kernel_info.
 
     Differentiable (torch.autograd, torch.compile): gradients of query, key,
-    value and of a float attn_mask, through attn's backward kernels (derived
-    from the same attention, score_mod included; the forward then also
-    writes the logsumexp, which the backward reads). deterministic=True runs
-    the backward without atomics (bitwise identical gradients run to run);
-    None follows torch.are_deterministic_algorithms_enabled(). variant and
-    tiles apply to the forward only; the backward picks its own. Not
-    differentiable: the returned logsumexp (it has no grad_fn), the
-    score_mod_captures and sinks (an AttnError if one requires grad; constant
-    sinks are fine), and the backward itself (no double backward).
+    value, a float attn_mask and sinks (learned, as gpt-oss's are), through
+    attn's backward kernels (derived from the same attention, score_mod
+    included; the forward then also writes the logsumexp, which the
+    backward reads). deterministic=True runs the backward without atomics
+    (bitwise identical gradients run to run); None follows
+    torch.are_deterministic_algorithms_enabled(). variant and tiles apply
+    to the forward only; the backward picks its own. Not differentiable:
+    the returned logsumexp (it has no grad_fn), the score_mod_captures (an
+    AttnError if one requires grad), and the backward itself (no double
+    backward).
 
     Raises AttnError naming the argument at fault.
     """
     tiles = (block_m, block_n, num_warps, stages)
-    # Sinks that require grad go to the operator too, whose autograd refuses them.
     differentiable = _requires_grad(query, key, value, attn_mask,
                                     [*(score_mod_captures or ()), *(() if sinks is None else (sinks,))])
     if not differentiable and _direct_call(query):
@@ -986,7 +998,7 @@ def precompile(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False
     b, hq, sq, dqk, hkv, skv, dv, mask4 = _check_args(query, key, value, attn_mask, lengths, dropout_p,
                                                       enable_gqa)
     captures = _check_captures(score_mod, score_mod_captures, query.device)
-    sinks = _check_sinks(sinks, hq, query.device, "attn.precompile")
+    sinks = _check_sinks(sinks, hq, query.device, "attn.precompile", differentiable=True)
     spec = _spec(query, hq, sq, dqk, hkv, skv, dv, mask4, scale, is_causal, bottom_right, window,
                  lengths is not None, score_mod, return_lse or backward, variant, tiles, captures, sinks)
     device = query.device
@@ -997,7 +1009,8 @@ def precompile(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False
     _check(library().attn_kernel_load(kernel.ptr, where))
     if backward:
         backward_spec, _, _ = _backward_spec(query, key, value, attn_mask, lengths, is_causal, scale, enable_gqa,
-                                             window, bottom_right, score_mod, captures)
+                                             window, bottom_right, score_mod, captures,
+                                             sinks is not None and sinks.requires_grad)
         bias_grad = attn_mask is not None and attn_mask.requires_grad
         _check(library().attn_kernel_load(_backward_kernel(backward_spec, bias_grad, describe, device).ptr, where))
     return kernel_info(kernel.handle)
@@ -1016,12 +1029,13 @@ _SCHEMA = ("sdpa(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None,
            "str variant=\"\", int block_m=0, int block_n=0, int num_warps=0, int stages=0, "
            "int num_splits=0, bool batch_invariant=False, bool? deterministic=None) -> (Tensor, Tensor)")
 
-# dq, dk, dv and the attn_mask's gradient (0 elements unless bias_grad).
+# dq, dk, dv, the attn_mask's gradient (0 elements unless bias_grad) and the
+# sinks' (0 elements without sinks: they are passed only for it).
 _BACKWARD_SCHEMA = ("sdpa_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, "
                     "Tensor lse, Tensor? attn_mask, Tensor? lengths, Tensor[]? score_mod_captures, "
-                    "bool is_causal, float? scale, bool enable_gqa, *, int[]? window=None, "
+                    "Tensor? sinks, bool is_causal, float? scale, bool enable_gqa, *, int[]? window=None, "
                     "bool bottom_right=False, str? score_mod=None, bool bias_grad=False, "
-                    "bool deterministic=False) -> (Tensor, Tensor, Tensor, Tensor)")
+                    "bool deterministic=False) -> (Tensor, Tensor, Tensor, Tensor, Tensor)")
 
 
 def _op_impl(query, key, value, attn_mask=None, lengths=None, dropout_p=0.0, is_causal=False, scale=None,
@@ -1062,11 +1076,8 @@ def _op_setup_context(ctx, inputs, keyword_only_inputs, output):
         if c.requires_grad:
             raise AttnError(f"attn.sdpa: score_mod_captures[{i}] requires grad, but attn differentiates only "
                             f"query, key, value and a float attn_mask: pass score_mod_captures[{i}].detach()")
-    # Constant sinks need nothing of the backward: the logsumexp it reads
-    # already counts them, and they add no value.
-    if sinks is not None and sinks.requires_grad:
-        raise AttnError("attn.sdpa: sinks requires grad, but attn differentiates only query, key, value and a "
-                        "float attn_mask: pass sinks.detach()")
+    # Constant sinks need nothing of the backward (_backward_spec).
+    sinks_grad = sinks is not None and sinks.requires_grad
     if not options["return_lse"]:
         raise AttnError("torch.ops.attn.sdpa: a call that autograd records needs return_lse=True: the backward "
                         "reads the forward's logsumexp (attn.sdpa passes it)")
@@ -1084,40 +1095,42 @@ def _op_setup_context(ctx, inputs, keyword_only_inputs, output):
     window = options["window"]
     if type(query) is _TorchTensor:  # eager (not traced): compile the backward now
         spec, _, _ = _backward_spec(query, key, value, attn_mask, lengths, is_causal, scale, enable_gqa, window,
-                                    options["bottom_right"], options["score_mod"], captures)
+                                    options["bottom_right"], options["score_mod"], captures, sinks_grad)
         _backward_kernel(spec, bias_grad, lambda: _describe(query, key, value), query.device)
     out, lse = output
     ctx.mark_non_differentiable(lse)
-    ctx.save_for_backward(query, key, value, out, lse, attn_mask, lengths, *captures)
+    ctx.save_for_backward(query, key, value, out, lse, attn_mask, lengths, sinks if sinks_grad else None,
+                          *captures)
     ctx.attn = dict(is_causal=is_causal, scale=scale, enable_gqa=enable_gqa, window=window,
                     bottom_right=options["bottom_right"], score_mod=options["score_mod"], bias_grad=bias_grad,
                     deterministic=bool(deterministic))
 
 
 def _op_backward(ctx, grad_out, grad_lse):
-    query, key, value, out, lse, attn_mask, lengths, *captures = ctx.saved_tensors
+    query, key, value, out, lse, attn_mask, lengths, sinks, *captures = ctx.saved_tensors
     a = ctx.attn
-    if _grad_enabled() and any(t is not None and t.requires_grad for t in (grad_out, query, key, value, attn_mask)):
+    if _grad_enabled() and any(t is not None and t.requires_grad
+                               for t in (grad_out, query, key, value, attn_mask, sinks)):
         raise AttnError("attn.sdpa has no double backward: its backward is not differentiable (a gradient "
                         "taken with create_graph=True cannot be differentiated again)")
-    grad_q, grad_k, grad_v, grad_bias = torch.ops.attn.sdpa_backward(
-        grad_out, query, key, value, out, lse, attn_mask, lengths, captures, a["is_causal"], a["scale"],
+    grad_q, grad_k, grad_v, grad_bias, grad_sinks = torch.ops.attn.sdpa_backward(
+        grad_out, query, key, value, out, lse, attn_mask, lengths, captures, sinks, a["is_causal"], a["scale"],
         a["enable_gqa"], window=a["window"], bottom_right=a["bottom_right"],
         score_mod=_score_mod_token(a["score_mod"]),
         bias_grad=a["bias_grad"], deterministic=a["deterministic"])
     # One gradient per argument the call passed: the dispatcher drops
     # trailing arguments equal to their defaults, and needs_input_grad has
-    # the structure of what remains (a list for score_mod_captures).
+    # the structure of what remains (a list for score_mod_captures). By
+    # position: query, key, value, attn_mask, ..., sinks (10).
     needs = ctx.needs_input_grad
-    grads = (grad_q, grad_k, grad_v, grad_bias if a["bias_grad"] else None)
+    grads = {0: grad_q, 1: grad_k, 2: grad_v, 3: grad_bias if a["bias_grad"] else None,
+             10: None if sinks is None else grad_sinks.to(sinks.dtype).view(sinks.shape)}
     out = []
     for i, need in enumerate(needs):
         if isinstance(need, (list, tuple)):
             out.append([None] * len(need))
-        elif i < len(grads) and need:
-            out.append(grads[i])
         else:
-            out.append(None)
+            out.append(grads.get(i) if need else None)
     return tuple(out)
 
 
@@ -1134,21 +1147,22 @@ def _score_mod_text(token):
     return bytes.fromhex(token[4:]).decode()
 
 
-def _backward_op_impl(grad_out, query, key, value, out, lse, attn_mask, lengths, score_mod_captures, is_causal,
-                      scale, enable_gqa, *, window=None, bottom_right=False, score_mod=None, bias_grad=False,
-                      deterministic=False):
-    return _run_backward(grad_out, query, key, value, out, lse, attn_mask, lengths, score_mod_captures, is_causal,
-                         scale, enable_gqa, window, bottom_right, _score_mod_text(score_mod), bias_grad,
+def _backward_op_impl(grad_out, query, key, value, out, lse, attn_mask, lengths, score_mod_captures, sinks,
+                      is_causal, scale, enable_gqa, *, window=None, bottom_right=False, score_mod=None,
+                      bias_grad=False, deterministic=False):
+    return _run_backward(grad_out, query, key, value, out, lse, attn_mask, lengths, score_mod_captures, sinks,
+                         is_causal, scale, enable_gqa, window, bottom_right, _score_mod_text(score_mod), bias_grad,
                          deterministic)
 
 
-def _backward_op_fake(grad_out, query, key, value, out, lse, attn_mask, lengths, score_mod_captures, is_causal,
-                      scale, enable_gqa, *, window=None, bottom_right=False, score_mod=None, bias_grad=False,
-                      deterministic=False):
+def _backward_op_fake(grad_out, query, key, value, out, lse, attn_mask, lengths, score_mod_captures, sinks,
+                      is_causal, scale, enable_gqa, *, window=None, bottom_right=False, score_mod=None,
+                      bias_grad=False, deterministic=False):
     _check_args(query, key, value, attn_mask, lengths, 0.0, enable_gqa)
-    grad_bias = (attn_mask.new_empty(attn_mask.shape) if bias_grad
-                 else query.new_empty((0,), dtype=torch.float32))
-    return _grad_like(query), _grad_like(key), _grad_like(value), grad_bias
+    empty = query.new_empty((0,), dtype=torch.float32)
+    grad_bias = attn_mask.new_empty(attn_mask.shape) if bias_grad else empty
+    grad_sinks = query.new_empty((query.shape[1],), dtype=torch.float32) if sinks is not None else empty
+    return _grad_like(query), _grad_like(key), _grad_like(value), grad_bias, grad_sinks
 
 
 def _register_op():

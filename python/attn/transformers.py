@@ -13,10 +13,9 @@ generate() with a KV cache, GQA, sliding-window models, Gemma-style logit
 softcapping (a score_mod) and gpt-oss's attention sinks (s_aux, attn.sdpa's
 sinks=) run through attn.sdpa.
 
-Training works too: attn.sdpa is differentiable (query, key, value). Not
-supported (AttnError): attention dropout in training, the gradient of the
-sinks (gpt-oss with autograd on: run it under torch.no_grad(), as
-generate() does, or freeze them), output_attentions.
+Training works too: attn.sdpa is differentiable (query, key, value, and
+gpt-oss's learned sinks). Not supported (AttnError): attention dropout in
+training, output_attentions.
 """
 
 import attn as _attn

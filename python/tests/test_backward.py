@@ -7,7 +7,7 @@ CUDA-graph capture of one, the errors of what the backward does not do, and
 a short training run of a small transformer against torch's math backend.
 Skipped without CUDA.
 
-    PYTHONPATH=python ATTN_LIBRARY=build/lib/libattn_c.so.3 python3 -m pytest python/tests/test_backward.py
+    PYTHONPATH=python ATTN_LIBRARY=build/lib/libattn_c.so.4 python3 -m pytest python/tests/test_backward.py
 """
 
 import math
@@ -288,29 +288,73 @@ def test_a_capture_that_requires_grad_is_refused():
     assert q.grad is not None and torch.isfinite(q.grad).all()
 
 
-def test_sinks_are_constants_to_the_backward():
+def sinks_reference(q, k, v, sinks, grad, causal_mask):
+    """float64 attention with a sink column in the softmax, and the
+    gradients of (out * grad).sum(): (out64, dq, dk, dv, dsinks)."""
+    q64, k64, v64 = (t.detach().double().requires_grad_() for t in (q, k, v))
+    s64 = sinks.detach().double().requires_grad_()
+    group = q.shape[1] // k.shape[1]
+    kk, vv = (t.repeat_interleave(group, dim=1) for t in (k64, v64))
+    s = (q64 @ kk.transpose(-1, -2)) / q.shape[-1] ** 0.5
+    s = s.masked_fill(causal_mask, float("-inf"))
+    b, h, sq, _ = q.shape
+    column = s64.view(1, h, 1, 1).expand(b, h, sq, 1)
+    p = torch.softmax(torch.cat([s, column], dim=-1), dim=-1)[..., :-1]
+    out64 = p @ vv
+    out64.backward(grad.double())
+    return out64, q64.grad, k64.grad, v64.grad, s64.grad
+
+
+@pytest.mark.parametrize("learned", [False, True])
+def test_sinks_gradient_and_constant_sinks(learned):
     # The logsumexp the backward reads counts the sinks, which add no value:
-    # the gradients of query, key and value are those of the softmax with
-    # the sink column. Sinks that require grad are refused.
+    # dq, dk, dv are those of the softmax with the sink column, constant
+    # sinks or not; learned sinks get dsinks = -sum exp(sink - lse) D.
+    # GQA, odd lengths, bf16 sinks (a model's parameter dtype).
     torch.manual_seed(3)
-    q, k, v = (torch.randn(2, 4, 96, 64, device="cuda", dtype=torch.bfloat16, requires_grad=True)
-               for _ in range(3))
-    sinks = torch.randn(4, device="cuda")
-    with pytest.raises(attn.AttnError, match=r"sinks requires grad.*sinks\.detach\(\)"):
-        attn.sdpa(q, k, v, sinks=sinks.clone().requires_grad_())
-    out = attn.sdpa(q, k, v, is_causal=True, sinks=sinks)
+    q = torch.randn(2, 8, 97, 64, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+    k, v = (torch.randn(2, 2, 97, 64, device="cuda", dtype=torch.bfloat16, requires_grad=True) for _ in range(2))
+    sinks = (torch.randn(8, device="cuda") * 2).to(torch.bfloat16).requires_grad_(learned)
+    out = attn.sdpa(q, k, v, is_causal=True, enable_gqa=True, sinks=sinks)
     grad = torch.randn_like(out)
     out.backward(grad)
-    q64, k64, v64 = (t.detach().double().requires_grad_() for t in (q, k, v))
-    s = (q64 @ k64.transpose(-1, -2)) / 8.0
-    s = s.masked_fill(torch.ones(96, 96, device="cuda", dtype=torch.bool).triu(1), float("-inf"))
-    column = sinks.double().view(1, 4, 1, 1).expand(2, 4, 96, 1)
-    p = torch.softmax(torch.cat([s, column], dim=-1), dim=-1)[..., :-1]
-    out64 = p @ v64
-    out64.backward(grad.double())
+    mask = torch.ones(97, 97, device="cuda", dtype=torch.bool).triu(1)
+    out64, dq, dk, dv, ds = sinks_reference(q, k, v, sinks, grad, mask)
     assert rel(out, out64) < GRAD_TOLERANCE
-    for what, got, want in (("dq", q.grad, q64.grad), ("dk", k.grad, k64.grad), ("dv", v.grad, v64.grad)):
+    for what, got, want in (("dq", q.grad, dq), ("dk", k.grad, dk), ("dv", v.grad, dv)):
         assert rel(got, want) < GRAD_TOLERANCE, (what, rel(got, want))
+    if learned:
+        assert sinks.grad is not None and sinks.grad.dtype == torch.bfloat16 and sinks.grad.shape == (8,)
+        assert rel(sinks.grad, ds) < GRAD_TOLERANCE, rel(sinks.grad, ds)
+    else:
+        assert sinks.grad is None
+
+
+def test_sinks_gradient_is_deterministic_and_compiles():
+    # The _sinks kernel sums in a fixed order; torch.compile traces it.
+    torch.manual_seed(4)
+    q, k, v = (torch.randn(1, 4, 300, 128, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+               for _ in range(3))
+    sinks = torch.randn(4, device="cuda", requires_grad=True)
+    grad = torch.randn(1, 4, 300, 128, device="cuda", dtype=torch.bfloat16)
+
+    def loss(q, k, v, sinks):
+        return (attn.sdpa(q, k, v, window=(64, 0), sinks=sinks, deterministic=True) * grad).float().sum()
+
+    def step(loss):
+        return torch.autograd.grad(loss(q, k, v, sinks), (q, k, v, sinks))
+
+    first, second = step(loss), step(loss)
+    for a, b in zip(first, second):
+        assert torch.equal(a, b)
+    torch._dynamo.reset()
+    traced = step(torch.compile(loss, fullgraph=True))
+    for a, b in zip(first, traced):
+        assert rel(b, a) < 1e-6
+    window = torch.ones(300, 300, device="cuda", dtype=torch.bool).triu(1) | \
+        torch.ones(300, 300, device="cuda", dtype=torch.bool).tril(-65)
+    *_, ds = sinks_reference(q, k, v, sinks, grad, window)
+    assert rel(first[3], ds) < GRAD_TOLERANCE
 
 
 def test_a_score_mod_without_a_derivative_is_reported_at_its_line():
@@ -371,12 +415,13 @@ def test_ops_schemas_fake_implementations_and_autograd_registration():
     with torch.no_grad():
         out, lse = torch.ops.attn.sdpa(q, k, v, bias, **kwargs)
     backward_args = (torch.randn_like(out), q.detach(), k.detach(), v.detach(), out, lse, bias.detach(), None,
-                     None, False, None, True)
+                     None, torch.randn(8, device="cuda"), False, None, True)
     backward_kwargs = {"score_mod": attn.softcap(10.0), "bias_grad": True, "deterministic": True}
     torch.library.opcheck(torch.ops.attn.sdpa_backward.default, backward_args, backward_kwargs,
                           test_utils=("test_schema", "test_faketensor"))
-    dq, dk, dv, dbias = torch.ops.attn.sdpa_backward(*backward_args, **backward_kwargs)
+    dq, dk, dv, dbias, dsinks = torch.ops.attn.sdpa_backward(*backward_args, **backward_kwargs)
     assert dq.shape == q.shape and dk.shape == k.shape and dv.shape == v.shape and dbias.shape == bias.shape
+    assert dsinks.shape == (8,) and dsinks.dtype == torch.float32
 
 
 # ----------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 flash_attn's conventions (THD tensors, int32 offsets, window=(-1, -1),
 causal aligned to each sequence's bottom-right). Skipped without CUDA.
 
-    PYTHONPATH=python ATTN_LIBRARY=build/lib/libattn_c.so.3 python3 -m pytest python/tests/test_serving.py
+    PYTHONPATH=python ATTN_LIBRARY=build/lib/libattn_c.so.4 python3 -m pytest python/tests/test_serving.py
 """
 
 import math
@@ -213,8 +213,11 @@ def test_sinks_errors_name_the_argument():
         attn.sdpa(q, q, q, sinks=torch.zeros(2, device="cuda"))
     with pytest.raises(attn.AttnError, match="sinks is on cpu"):
         attn.sdpa(q, q, q, sinks=torch.zeros(4))
+    # attn.varlen has no backward: learned sinks there are refused.
+    cu = torch.tensor([0, 8], device="cuda", dtype=torch.int32)
     with pytest.raises(attn.AttnError, match="sinks requires grad"):
-        attn.sdpa(q, q, q, sinks=torch.zeros(4, device="cuda", requires_grad=True))
+        attn.varlen(q[0].transpose(0, 1), q[0].transpose(0, 1), q[0].transpose(0, 1), cu, cu, 8, 8,
+                    sinks=torch.zeros(4, device="cuda", requires_grad=True))
 
 
 def cache_keys(k_cache, block_table, b, length):
