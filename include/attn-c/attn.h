@@ -35,7 +35,9 @@ extern "C" {
  * attn_launch_backward); attn_workspace_size is nonzero for persistent
  * kernels with a causal mask or a window. 3: attn_flash_args gains the
  * serving operands (cu_seqlens, block_table, sinks, batch invariance). 4:
- * attn_backward_args gains sinks and grad_sinks. */
+ * attn_backward_args gains sinks and grad_sinks; the cache append
+ * (attn_cache_append_args, attn_compile_cache_append,
+ * attn_launch_cache_append). */
 #define ATTN_C_ABI_VERSION 4
 
 enum attn_status {
@@ -243,6 +245,53 @@ ATTN_C_API int attn_backward_workspace_size(const attn_kernel *backward,
 ATTN_C_API int attn_launch_backward(attn_kernel *backward,
                                     const attn_backward_args *args,
                                     const attn_launch_config *config);
+
+/* ---- Serving: appending a decode step to a KV cache. ---- */
+
+/* One launch writes each sequence's new_tokens keys and values into its
+ * cache rows cache_seqlens[b] .. + new_tokens (rows past `capacity` are not
+ * written), rotating the first rotary_dim dims of k (and of q, into q_out)
+ * by the rotary angles of their positions, and writes seqlens_out[b] =
+ * cache_seqlens[b] + new_tokens: the lengths the attention over the cache
+ * then reads (flash_attn_with_kvcache with k and v). Tensors as (batch or
+ * page, row, head, dim) strides, the last contiguous. */
+typedef struct attn_cache_append_args {
+  int32_t batch, new_tokens, heads_q, heads_kv;
+  attn_tensor k_new, v_new;     /* (batch, new_tokens, heads_kv, dim) */
+  /* Dense (batch, capacity, heads_kv, dim); paged (num_pages, page_size,
+   * heads_kv, dim), sequence b's rows in pages block_table[b, 0], ... */
+  attn_tensor k_cache, v_cache;
+  int32_t capacity;             /* rows per sequence (paged: pages x page_size) */
+  const int32_t *cache_seqlens; /* (batch) keys before the append */
+  int32_t *seqlens_out;         /* (batch), written */
+  const int32_t *block_table;   /* paged: (batch, pages per sequence); else NULL */
+  int64_t block_table_stride;
+  int32_t page_size, num_pages;
+  /* Rotary: cos, sin (rotary_positions >= capacity, rotary_dim / 2) float32;
+   * q (batch, seq_q, heads_q, dim) is read and q_out written rotated, at
+   * positions cache_seqlens[b] + t if q_at_each_position (causal or
+   * windowed attention), else all at cache_seqlens[b]. */
+  const float *rotary_cos, *rotary_sin;
+  int32_t rotary_positions;
+  int32_t seq_q;
+  attn_tensor q, q_out;
+  int32_t q_at_each_position;
+} attn_cache_append_args;
+
+/* Compiles the cache append of `element` ("f16" or "bf16") caches with head
+ * dims head_dim (k, q) and head_dim_v (v), dense or paged, rotating
+ * rotary_dim dims (0: none; even, at most head_dim) in adjacent pairs if
+ * rotary_interleaved, else in halves. */
+ATTN_C_API int attn_compile_cache_append(attn_context *context,
+                                         const char *element, int32_t head_dim,
+                                         int32_t head_dim_v, int32_t rotary_dim,
+                                         int32_t rotary_interleaved,
+                                         int32_t paged, attn_kernel **kernel);
+/* Checks every pointer and enqueues the append on the stream `config`
+ * names (no workspace, no synchronization). */
+ATTN_C_API int attn_launch_cache_append(attn_kernel *kernel,
+                                        const attn_cache_append_args *args,
+                                        const attn_launch_config *config);
 
 #ifdef __cplusplus
 }

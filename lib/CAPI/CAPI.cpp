@@ -305,4 +305,66 @@ int attn_launch_backward(attn_kernel *backward, const attn_backward_args *args,
   return s ? ATTN_OK : report(s);
 }
 
+int attn_compile_cache_append(attn_context *context, const char *element,
+                              int32_t head_dim, int32_t head_dim_v,
+                              int32_t rotary_dim, int32_t rotary_interleaved,
+                              int32_t paged, attn_kernel **kernel) {
+  if (!context || !element || !kernel)
+    return invalid("attn_compile_cache_append: NULL argument");
+  *kernel = nullptr;
+  attn::ElementType type;
+  if (std::strcmp(element, "f16") == 0)
+    type = attn::ElementType::F16;
+  else if (std::strcmp(element, "bf16") == 0)
+    type = attn::ElementType::BF16;
+  else
+    return invalid((std::string("attn_compile_cache_append: element must be "
+                                "\"f16\" or \"bf16\", got \"") +
+                    element + "\"")
+                       .c_str());
+  auto spec = attn::Context::cacheAppendSpec(type, head_dim, head_dim_v,
+                                             rotary_dim, rotary_interleaved != 0,
+                                             paged != 0);
+  if (!spec)
+    return report(spec.status());
+  auto built = context->context->build(*spec);
+  if (!built)
+    return report(built.status());
+  *kernel = new attn_kernel{*built};
+  return ATTN_OK;
+}
+
+int attn_launch_cache_append(attn_kernel *kernel,
+                             const attn_cache_append_args *args,
+                             const attn_launch_config *config) {
+  if (!kernel || !args)
+    return invalid("attn_launch_cache_append: NULL argument");
+  attn::CacheAppendArgs a;
+  a.batch = args->batch;
+  a.newTokens = args->new_tokens;
+  a.headsQ = args->heads_q;
+  a.headsKV = args->heads_kv;
+  a.kNew = toArg(args->k_new);
+  a.vNew = toArg(args->v_new);
+  a.kCache = toArg(args->k_cache);
+  a.vCache = toArg(args->v_cache);
+  a.capacity = args->capacity;
+  a.cacheSeqlens = args->cache_seqlens;
+  a.seqlensOut = args->seqlens_out;
+  a.blockTable = args->block_table;
+  a.blockTableStride = args->block_table_stride;
+  a.pageSize = args->page_size;
+  a.numPages = args->num_pages;
+  a.cos = args->rotary_cos;
+  a.sin = args->rotary_sin;
+  a.rotaryPositions = args->rotary_positions;
+  a.seqQ = args->seq_q;
+  a.q = toArg(args->q);
+  a.qOut = toArg(args->q_out);
+  a.qAtEachPosition = args->q_at_each_position != 0;
+  attn::Status s = kernel->kernel->launch(a, config ? config->stream : nullptr,
+                                          deviceOf(config));
+  return s ? ATTN_OK : report(s);
+}
+
 } // extern "C"

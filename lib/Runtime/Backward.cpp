@@ -161,7 +161,8 @@ bool readsByTma(const KernelSpec &spec) {
 Result<size_t> Kernel::workspaceBytes(const BackwardArgs &a) const {
   if (spec_.kind != KernelKind::FlashBackward)
     return invalid("kernel " + spec_.name +
-                   " is not a backward; it takes no BackwardArgs");
+                   " is not a backward; launch it with " +
+                   launchArgsName(spec_.kind));
   if (a.batch <= 0 || a.seqQ <= 0 || a.seqKV <= 0)
     return invalid("batch, seqQ and seqKV must be positive, got " +
                    std::to_string(a.batch) + ", " + std::to_string(a.seqQ) +

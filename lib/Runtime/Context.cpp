@@ -711,7 +711,7 @@ using detail::tmaRowsView;
 Status Kernel::validate(const FlashArgs &a) const {
   if (spec_.kind != KernelKind::Flash)
     return invalid("kernel " + spec_.name + " is not fused attention; launch it with " +
-                   (spec_.kind == KernelKind::GraphOp ? "GraphArgs" : "BackwardArgs"));
+                   launchArgsName(spec_.kind));
   if (a.batch <= 0 || a.seqQ <= 0 || a.seqKV <= 0)
     return invalid("batch, seqQ and seqKV must be positive, got " +
                    std::to_string(a.batch) + ", " + std::to_string(a.seqQ) +
@@ -1143,7 +1143,7 @@ Status Kernel::launch(const FlashArgs &a, Stream stream, Device device) {
 Status Kernel::validate(const GraphArgs &a) const {
   if (spec_.kind != KernelKind::GraphOp)
     return invalid("kernel " + spec_.name + " is not a graph op; launch it with " +
-                   (spec_.kind == KernelKind::Flash ? "FlashArgs" : "BackwardArgs"));
+                   launchArgsName(spec_.kind));
   if (a.inputs.size() != spec_.inputShapes.size())
     return invalid("kernel " + spec_.name + " takes " +
                    std::to_string(spec_.inputShapes.size()) +

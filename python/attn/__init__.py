@@ -93,6 +93,19 @@ class _BackwardArgs(ctypes.Structure):
     ]
 
 
+class _CacheAppendArgs(ctypes.Structure):
+    _fields_ = [
+        ("batch", ctypes.c_int32), ("new_tokens", ctypes.c_int32), ("heads_q", ctypes.c_int32),
+        ("heads_kv", ctypes.c_int32),
+        ("k_new", _Tensor), ("v_new", _Tensor), ("k_cache", _Tensor), ("v_cache", _Tensor),
+        ("capacity", ctypes.c_int32), ("cache_seqlens", ctypes.c_void_p), ("seqlens_out", ctypes.c_void_p),
+        ("block_table", ctypes.c_void_p), ("block_table_stride", ctypes.c_int64),
+        ("page_size", ctypes.c_int32), ("num_pages", ctypes.c_int32),
+        ("rotary_cos", ctypes.c_void_p), ("rotary_sin", ctypes.c_void_p), ("rotary_positions", ctypes.c_int32),
+        ("seq_q", ctypes.c_int32), ("q", _Tensor), ("q_out", _Tensor), ("q_at_each_position", ctypes.c_int32),
+    ]
+
+
 class _LaunchConfig(ctypes.Structure):
     _fields_ = [
         ("context", ctypes.c_void_p), ("device", ctypes.c_int32), ("stream", ctypes.c_void_p),
@@ -147,6 +160,7 @@ def _packer(structure):
 
 _FLASH_ARGS = _packer(_FlashArgs)
 _BACKWARD_ARGS = _packer(_BackwardArgs)
+_CACHE_APPEND_ARGS = _packer(_CacheAppendArgs)
 _LAUNCH_CONFIG = _packer(_LaunchConfig)
 
 # ----------------------------------------------------------------------------
@@ -252,6 +266,9 @@ def library():
         lib.attn_backward_workspace_size.argtypes = [ctypes.c_void_p, ctypes.c_char_p,
                                                      ctypes.POINTER(ctypes.c_uint64)]
         lib.attn_launch_backward.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p]
+        lib.attn_compile_cache_append.argtypes = ([ctypes.c_void_p, ctypes.c_char_p] + [ctypes.c_int32] * 5 +
+                                                  [ctypes.POINTER(ctypes.c_void_p)])
+        lib.attn_launch_cache_append.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p]
         lib.attn_set_log_handler(_log_handler, None)
         _lib = lib
         return lib

@@ -276,8 +276,104 @@ def _kvcache_mlir(dtype, hq, hkv, dqk, dv, sq, scale, items, score_mod, return_l
                                  _type([None, hq, sq], "f32") if return_lse else None)
 
 
+def _append_kernel(dtype, dqk, dv, rotary_dim, interleaved, paged, device):
+    """The cache append of attn_compile_cache_append, compiled on first use."""
+    key = ("append", dtype, dqk, dv, rotary_dim, bool(interleaved), bool(paged))
+
+    def compile():
+        handle = ctypes.c_void_p()
+        lib = _attn.library()
+        if lib.attn_compile_cache_append(_attn._get_context(), dtype.encode(), dqk, dv, rotary_dim,
+                                         int(bool(interleaved)), int(bool(paged)), ctypes.byref(handle)):
+            raise _kv_error(lib.attn_last_error().decode())
+        return _attn._Kernel(handle)
+
+    return _attn._compiled_once(
+        _attn._kernels, key, device,
+        lambda: ("attn.with_kvcache(k=, v=) needs its cache-append kernel compiled while a CUDA graph is being "
+                 "captured, where compiling is not allowed: run the call once before capturing"),
+        compile)
+
+
+def _append(q, k_cache, v_cache, k, v, cache_seqlens, host_seqlens, block_table, rotary_cos, rotary_sin,
+            rotary_interleaved, q_at_each_position):
+    """Writes the new tokens k, v (B, seqlen_new, Hkv, D) into the caches at
+    cache_seqlens (an int32 tensor; host_seqlens the int it came from, or
+    None), rotating k, and q, with the rotary tables; returns (q to attend
+    with, the lengths after the append). One launch, no host read."""
+    torch = _attn.torch
+    device = q.device
+    b, sq, hq, dqk = q.shape
+    n0, s0, hkv, _ = k_cache.shape
+    dv = v_cache.shape[3]
+    paged = block_table is not None
+    for name, t, dim in (("k", k, dqk), ("v", v, dv)):
+        if not isinstance(t, torch.Tensor) or t.dim() != 4 or t.device != device or t.dtype != q.dtype:
+            raise _kv_error(f"{name} must be a 4-d {q.dtype} tensor (batch, seqlen_new, heads_k, head_dim) on "
+                            f"q's device; got {tuple(t.shape) if isinstance(t, torch.Tensor) else type(t).__name__}")
+        if t.shape[0] != b or t.shape[2] != hkv or t.shape[3] != dim:
+            raise _kv_error(f"{name} {tuple(t.shape)} must be ({b}, seqlen_new, {hkv}, {dim}) for these caches")
+    if k_cache.stride(3) != 1 or v_cache.stride(3) != 1:
+        raise _kv_error("the caches must be contiguous in head_dim to be appended to (a copy would be written)")
+    if k.shape[1] != v.shape[1] or k.shape[1] == 0:
+        raise _kv_error(f"k and v must have the same, nonzero seqlen_new; got {k.shape[1]} and {v.shape[1]}")
+    new = k.shape[1]
+    capacity = block_table.shape[1] * s0 if paged else s0
+    rotary_dim = 0
+    if (rotary_cos is None) != (rotary_sin is None):
+        raise _kv_error("rotary_cos and rotary_sin go together")
+    if rotary_cos is not None:
+        if (rotary_cos.dim() != 2 or rotary_cos.shape != rotary_sin.shape or rotary_cos.device != device
+                or not rotary_cos.is_floating_point()):
+            raise _kv_error(f"rotary_cos and rotary_sin must be float (seqlen_ro, rotary_dim / 2) tensors on q's "
+                            f"device of one shape; got {tuple(rotary_cos.shape)} and {tuple(rotary_sin.shape)}")
+        rotary_dim = 2 * rotary_cos.shape[1]
+        if rotary_dim == 0 or rotary_dim > dqk:
+            raise _kv_error(f"the rotary dim ({rotary_dim}, twice rotary_cos's columns) must be in 2..{dqk} "
+                            "(the head dim)")
+        if rotary_cos.shape[0] < capacity:
+            raise _kv_error(f"rotary_cos has {rotary_cos.shape[0]} positions, fewer than the cache's {capacity} "
+                            "rows (flash_attn's rule: the tables cover the cache)")
+        rotary_cos = rotary_cos.to(torch.float32).contiguous()
+        rotary_sin = rotary_sin.to(torch.float32).contiguous()
+    if host_seqlens is not None:
+        if host_seqlens < 0 or host_seqlens + new > capacity:
+            raise _kv_error(f"the cache holds {capacity} keys per sequence: {host_seqlens} cached and {new} new "
+                            "do not fit")
+    elif new > capacity:
+        raise _kv_error(f"the cache holds {capacity} keys per sequence, fewer than the {new} new tokens")
+    else:
+        # Without reading the lengths on the host (no synchronization): a
+        # device-side assert, as torch's own checks of device values.
+        torch._assert_async((cache_seqlens.max() + new <= capacity) & (cache_seqlens.min() >= 0),
+                            "attn.with_kvcache: cache_seqlens + seqlen_new exceeds the cache")
+    names = _attn._DTYPE_NAMES
+    kernel = _append_kernel(names[q.dtype], dqk, dv, rotary_dim, rotary_interleaved, paged, device)
+    k = k if k.stride(3) == 1 else k.contiguous()
+    v = v if v.stride(3) == 1 else v.contiguous()
+    lengths = torch.empty((b,), dtype=torch.int32, device=device)
+    q_out = torch.empty((b, sq, hq, dqk), device=device, dtype=q.dtype) if rotary_dim else q
+    table = (block_table.data_ptr(), block_table.stride(0), s0, n0) if paged else (0, 0, 0, 0)
+
+    def rows(t):  # (batch or page, row, head, dim) strides
+        return (t.data_ptr(), *t.stride())
+
+    args = _attn._CACHE_APPEND_ARGS.pack(
+        b, new, hq, hkv, *rows(k), *rows(v), *rows(k_cache), *rows(v_cache), capacity,
+        cache_seqlens.contiguous().data_ptr(), lengths.data_ptr(), *table,
+        rotary_cos.data_ptr() if rotary_dim else 0, rotary_sin.data_ptr() if rotary_dim else 0,
+        rotary_cos.shape[0] if rotary_dim else 0, sq, *rows(q), *rows(q_out), int(bool(q_at_each_position)))
+    dev = device.index if device.index is not None else torch.cuda.current_device()
+    lib = _attn._lib
+    if lib.attn_launch_cache_append(kernel.ptr, args, _attn._LAUNCH_CONFIG.pack(0, dev, _attn._current_stream(dev),
+                                                                                0, 0)):
+        raise _kv_error(lib.attn_last_error().decode())
+    return q_out, lengths
+
+
 def with_kvcache(q, k_cache, v_cache, cache_seqlens, block_table=None, scale=None, causal=False, window=(-1, -1),
-                 softcap=0.0, return_lse=False, *, sinks=None, score_mod=None, score_mod_captures=(), num_splits=0,
+                 softcap=0.0, return_lse=False, *, k=None, v=None, rotary_cos=None, rotary_sin=None,
+                 rotary_interleaved=True, sinks=None, score_mod=None, score_mod_captures=(), num_splits=0,
                  batch_invariant=False, variant="", block_m=0, block_n=0, num_warps=0, stages=0,
                  return_kernel=False):
     """flash_attn_with_kvcache on attn's kernels: Sq new queries of each
@@ -295,6 +391,18 @@ def with_kvcache(q, k_cache, v_cache, cache_seqlens, block_table=None, scale=Non
     window=(left, right) (-1: unbounded) align to each sequence's length:
     query i of Sq sees keys up to cache_seqlens[b] - Sq + i. scale, softcap,
     sinks (Hq,), score_mod and score_mod_captures as in attn.varlen.
+
+    k and v (B, seqlen_new, Hkv, D) append a step's tokens first, as
+    flash_attn_with_kvcache does: one launch writes them into the caches
+    at rows cache_seqlens[b] .. + seqlen_new (through block_table when
+    paged), and the attention sees cache_seqlens + seqlen_new keys
+    (cache_seqlens itself is not changed). rotary_cos and rotary_sin
+    (seqlen_ro >= the cache's rows, rotary_dim / 2) rotate the first
+    rotary_dim dims of the new k at their positions and of q at
+    cache_seqlens + i (causal or windowed) or cache_seqlens (otherwise);
+    rotary_interleaved pairs dims 2j, 2j + 1 (GPT-J), else j, j +
+    rotary_dim / 2 (GPT-NeoX). An int cache_seqlens that overflows the
+    cache is an AttnError; a tensor one, a device-side assert.
     return_lse also returns the logsumexp, float32 (B, Hq, Sq). num_splits:
     the split-KV count (0: the runtime's choice); batch_invariant as in
     attn.sdpa. Nothing is read on the
@@ -342,11 +450,16 @@ def with_kvcache(q, k_cache, v_cache, cache_seqlens, block_table=None, scale=Non
             raise _kv_error("block_table must have at least one page per sequence")
     elif n0 != b:
         raise _kv_error(f"a dense k_cache has one row per sequence: {n0} for q's batch {b}")
+    host_seqlens = cache_seqlens if isinstance(cache_seqlens, int) else None
     if isinstance(cache_seqlens, int):
         cache_seqlens = torch.full((b,), cache_seqlens, dtype=torch.int32, device=device)
     if (not isinstance(cache_seqlens, torch.Tensor) or cache_seqlens.device != device
             or cache_seqlens.dtype != torch.int32 or tuple(cache_seqlens.shape) != (b,)):
         raise _kv_error(f"cache_seqlens must be an int or an int32 ({b},) tensor on q's device")
+    if (k is None) != (v is None):
+        raise _kv_error("k and v go together: pass both new tokens' keys and values, or neither")
+    if k is None and rotary_cos is not None:
+        raise _kv_error("rotary_cos and rotary_sin rotate the appended k and q: they need k and v")
     if _attn._grad_enabled() and any(t.requires_grad for t in (q, k_cache, v_cache)):
         raise _kv_error("has no backward yet and q or a cache requires grad with autograd on: run under "
                         "torch.no_grad() or torch.inference_mode()")
@@ -373,6 +486,11 @@ def with_kvcache(q, k_cache, v_cache, cache_seqlens, block_table=None, scale=Non
     kernel = _compiled(spec, lambda: _kvcache_mlir(names[q.dtype], hq, hkv, dqk, dv, static_sq, float(scale), items,
                                                    score_mod, return_lse, capture_types, sinks is not None, paged),
                        score_mod, variant or "", tiles, describe, device, "attn.with_kvcache")
+    # The attention compiled: now the append, which writes the caches.
+    if k is not None:
+        q = q if q.stride(3) == 1 else q.contiguous()
+        q, cache_seqlens = _append(q, k_cache, v_cache, k, v, cache_seqlens, host_seqlens, block_table, rotary_cos,
+                                   rotary_sin, rotary_interleaved, bool(items))
 
     q = q if q.stride(3) == 1 else q.contiguous()
     k_cache = k_cache if k_cache.stride(3) == 1 else k_cache.contiguous()

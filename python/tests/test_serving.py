@@ -355,6 +355,119 @@ def test_with_kvcache_argument_errors_name_the_argument():
         attn.with_kvcache(q, k, k, 5, block_table=table, window=(-5, 0))
 
 
+def rotate(x, positions, cos, sin, interleaved):
+    """x (..., D) float32 rotated by the rotary angles of `positions` (the
+    leading shape of x but the last dim) over its first 2 * cos.shape[1]
+    dims: pairs 2j, 2j + 1 if interleaved, else j, j + rotary_dim / 2."""
+    half = cos.shape[1]
+    c, s = cos.float()[positions], sin.float()[positions]
+    x = x.float().clone()
+    if interleaved:
+        x1, x2 = x[..., 0:2 * half:2].clone(), x[..., 1:2 * half:2].clone()
+        x[..., 0:2 * half:2], x[..., 1:2 * half:2] = x1 * c - x2 * s, x1 * s + x2 * c
+    else:
+        x1, x2 = x[..., :half].clone(), x[..., half:2 * half].clone()
+        x[..., :half], x[..., half:2 * half] = x1 * c - x2 * s, x1 * s + x2 * c
+    return x
+
+
+@pytest.mark.parametrize("page", [0, 1, 16, 256])  # 0: a dense cache
+@pytest.mark.parametrize("rotary", [None, "interleaved", "halves"])
+@pytest.mark.parametrize("causal", [True, False])
+def test_with_kvcache_appends_the_new_tokens(page, rotary, causal):
+    # flash_attn_with_kvcache(k=, v=, rotary_cos=, rotary_sin=): the new
+    # tokens land at each sequence's length (through a shuffled block table
+    # when paged), rotated at their positions, q rotated at cache_seqlens + i
+    # (causal) or cache_seqlens, and the attention sees them; nothing else
+    # in the caches changes. One length is 0, one fills the cache.
+    torch.manual_seed(7)
+    b, new, hq, hkv, d, dv = 3, 4, 8, 2, 128, 64
+    capacity, paged = 256, page > 0
+    lengths = torch.tensor([0, 101, capacity - new], dtype=torch.int32, device="cuda")
+    if paged:
+        per_sequence = capacity // page
+        num_pages = b * per_sequence + 3
+        block_table = torch.randperm(num_pages, device="cuda")[:b * per_sequence].view(b, per_sequence).int()
+        shape = (num_pages, page)
+    else:
+        block_table, shape = None, (b, capacity)
+    k_cache = torch.randn(*shape, hkv, d, device="cuda", dtype=torch.bfloat16)
+    v_cache = torch.randn(*shape, hkv, dv, device="cuda", dtype=torch.bfloat16)
+    before_k, before_v = k_cache.clone(), v_cache.clone()
+    q = torch.randn(b, new, hq, d, device="cuda", dtype=torch.bfloat16)
+    k = torch.randn(b, new, hkv, d, device="cuda", dtype=torch.bfloat16)
+    v = torch.randn(b, new, hkv, dv, device="cuda", dtype=torch.bfloat16)
+    rotary_kw, cos = {}, None
+    if rotary:
+        angles = torch.arange(capacity + 5, device="cuda")[:, None] * (10000.0 ** (-torch.arange(32, device="cuda") / 32))
+        cos, sin = angles.cos(), angles.sin()
+        rotary_kw = dict(rotary_cos=cos, rotary_sin=sin, rotary_interleaved=rotary == "interleaved")
+    out = attn.with_kvcache(q, k_cache, v_cache, lengths, block_table=block_table, causal=causal, k=k, v=v,
+                            **rotary_kw)
+
+    def rows(cache, i, n):
+        return cache_keys(cache, block_table, i, n) if paged else cache[i, :n]
+
+    written_k, written_v = before_k.clone(), before_v.clone()
+    for i in range(b):
+        n = int(lengths[i])
+        positions = n + torch.arange(new, device="cuda")
+        want_k = k[i].float()
+        if rotary:
+            want_k = rotate(want_k, positions[:, None].expand(new, hkv), cos, sin, rotary == "interleaved")
+        got_k, got_v = rows(k_cache, i, n + new)[n:], rows(v_cache, i, n + new)[n:]
+        torch.testing.assert_close(got_k.float(), want_k.to(torch.bfloat16).float(), atol=1e-2, rtol=1e-2)
+        assert torch.equal(got_v, v[i])
+        # The reference's caches: the old rows, then the new ones.
+        for t in range(new):
+            p = n + t
+            if paged:
+                written_k[block_table[i, p // page], p % page] = got_k[t]
+                written_v[block_table[i, p // page], p % page] = got_v[t]
+            else:
+                written_k[i, p], written_v[i, p] = got_k[t], got_v[t]
+        qi = q[i].float()
+        if rotary:
+            q_positions = positions if causal else torch.full_like(positions, n)
+            qi = rotate(qi, q_positions[:, None].expand(new, hq), cos, sin, rotary == "interleaved")
+        want, _ = dense_reference(qi.to(torch.bfloat16), rows(k_cache, i, n + new), rows(v_cache, i, n + new),
+                                  1 / math.sqrt(d), causal=causal)
+        assert (out[i].double() - want).norm().item() / want.norm().item() < 1e-2
+    assert torch.equal(k_cache, written_k) and torch.equal(v_cache, written_v)  # nothing else moved
+
+
+def test_with_kvcache_append_errors_and_graph_capture():
+    b, hq, hkv, d = 2, 4, 2, 64
+    q = torch.randn(b, 1, hq, d, device="cuda", dtype=torch.bfloat16)
+    k_cache = torch.zeros(b, 32, hkv, d, device="cuda", dtype=torch.bfloat16)
+    v_cache = torch.zeros_like(k_cache)
+    k = torch.randn(b, 1, hkv, d, device="cuda", dtype=torch.bfloat16)
+    with pytest.raises(attn.AttnError, match="k and v go together"):
+        attn.with_kvcache(q, k_cache, v_cache, 3, k=k)
+    cos = torch.ones(32, 16, device="cuda")
+    with pytest.raises(attn.AttnError, match="they need k and v"):
+        attn.with_kvcache(q, k_cache, v_cache, 3, rotary_cos=cos, rotary_sin=cos)
+    with pytest.raises(attn.AttnError, match="holds 32 keys per sequence: 32 cached and 1 new do not fit"):
+        attn.with_kvcache(q, k_cache, v_cache, 32, k=k, v=k)
+    with pytest.raises(attn.AttnError, match="fewer than the cache's 32 rows"):
+        attn.with_kvcache(q, k_cache, v_cache, 3, k=k, v=k, rotary_cos=cos[:8], rotary_sin=cos[:8])
+    with pytest.raises(attn.AttnError, match=r"k \(2, 1, 2, 32\) must be"):
+        attn.with_kvcache(q, k_cache, v_cache, 3, k=k[..., :32], v=k)
+    # A decode step with an append is one capture: the append, then the
+    # attention, reading the lengths the append wrote.
+    lengths = torch.tensor([3, 9], dtype=torch.int32, device="cuda")
+    attn.with_kvcache(q, k_cache, v_cache, lengths, causal=True, k=k, v=k)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = attn.with_kvcache(q, k_cache, v_cache, lengths, causal=True, k=k, v=k)
+    k.copy_(torch.randn_like(k))
+    graph.replay()
+    torch.cuda.synchronize()
+    assert torch.equal(k_cache[0, 3], k[0, 0]) and torch.equal(k_cache[1, 9], k[1, 0])
+    want, _ = dense_reference(q[1], k_cache[1, :10], v_cache[1, :10], 1 / math.sqrt(d), causal=True)
+    assert (out[1].double() - want).norm().item() / want.norm().item() < 1e-2
+
+
 def test_batch_invariant_decode_is_bitwise_the_same_in_any_batch():
     # One sequence decoded alone and inside batches of other lengths, with
     # any split count: the same bits with batch_invariant (keys split at

@@ -514,3 +514,112 @@ TEST(BatchInvariant, SplitsAtFixedKeysWhateverTheBatch) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// The cache append (attn.with_kvcache's k=, v=): compiled for every arch
+// with no spill, and its launch validated without a GPU.
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Arguments a dense append of 3 tokens (rotary optional) validates with;
+/// fake aligned addresses, no launch.
+CacheAppendArgs appendArgs(bool rotary) {
+  CacheAppendArgs a;
+  a.batch = 2;
+  a.newTokens = 3;
+  a.headsQ = 8;
+  a.headsKV = 2;
+  auto *fake = reinterpret_cast<const void *>(uintptr_t(1) << 20);
+  int64_t newShape[4] = {2, 3, 2, 128}, cacheShape[4] = {2, 512, 2, 128};
+  a.kNew = a.vNew = TensorArg::contiguous(fake, newShape);
+  a.kCache = a.vCache = TensorArg::contiguous(fake, cacheShape);
+  a.capacity = 512;
+  a.cacheSeqlens = static_cast<const int *>(fake);
+  a.seqlensOut = const_cast<int *>(static_cast<const int *>(fake));
+  if (rotary) {
+    int64_t qShape[4] = {2, 3, 8, 128};
+    a.q = a.qOut = TensorArg::contiguous(fake, qShape);
+    a.seqQ = 3;
+    a.cos = a.sin = static_cast<const float *>(fake);
+    a.rotaryPositions = 512;
+  }
+  return a;
+}
+
+} // namespace
+
+TEST(CacheAppend, CompilesEveryFormWithoutSpills) {
+  for (const char *arch : {"sm_80", "sm_90a"}) {
+    auto ctx = memoryContext(arch);
+    for (auto [element, rotary, interleaved, paged] :
+         {std::tuple<ElementType, int, bool, bool>{ElementType::BF16, 0, false, false},
+          {ElementType::F16, 64, false, true},
+          {ElementType::BF16, 128, true, false}}) {
+      auto spec = Context::cacheAppendSpec(element, 128, 128, rotary, interleaved, paged);
+      ASSERT_TRUE(spec.isOk()) << spec.status().toString();
+      EXPECT_EQ(spec->kind, KernelKind::CacheAppend);
+      auto kernel = ctx->build(*spec);
+      ASSERT_TRUE(kernel.isOk()) << arch << " " << spec->name << ": "
+                                 << kernel.status().toString();
+      EXPECT_EQ((*kernel)->ptxas().spillStoreBytes, 0) << spec->name;
+      EXPECT_EQ((*kernel)->ptxas().stackFrameBytes, 0) << spec->name;
+    }
+  }
+  auto named = Context::cacheAppendSpec(ElementType::F16, 64, 32, 32, true, true);
+  ASSERT_TRUE(named.isOk());
+  EXPECT_EQ(named->name, "attn_cache_append_f16_hd64x32_rotary_interleaved32_paged");
+}
+
+TEST(CacheAppend, BadShapesAreErrors) {
+  auto odd = Context::cacheAppendSpec(ElementType::BF16, 128, 128, 33, false, false);
+  ASSERT_FALSE(odd.isOk());
+  EXPECT_NE(odd.status().message().find("rotary dim must be even"), std::string::npos);
+  auto wide = Context::cacheAppendSpec(ElementType::BF16, 64, 64, 128, false, false);
+  EXPECT_FALSE(wide.isOk());
+  auto f32 = Context::cacheAppendSpec(ElementType::F32, 64, 64, 0, false, false);
+  ASSERT_FALSE(f32.isOk());
+  EXPECT_NE(f32.status().message().find("f16 or bf16"), std::string::npos);
+}
+
+TEST(CacheAppend, ValidationNamesTheProblem) {
+  auto ctx = memoryContext("sm_90a");
+  auto dense = ctx->build(*Context::cacheAppendSpec(ElementType::BF16, 128, 128, 0, false, false));
+  auto rotary = ctx->build(*Context::cacheAppendSpec(ElementType::BF16, 128, 128, 64, false, false));
+  auto paged = ctx->build(*Context::cacheAppendSpec(ElementType::BF16, 128, 128, 0, false, true));
+  ASSERT_TRUE(dense.isOk() && rotary.isOk() && paged.isOk());
+  EXPECT_TRUE((*dense)->validate(appendArgs(false)).isOk());
+  EXPECT_TRUE((*rotary)->validate(appendArgs(true)).isOk());
+  auto expectError = [](const Kernel &k, const CacheAppendArgs &a, const std::string &text) {
+    Status s = k.validate(a);
+    ASSERT_FALSE(s.isOk()) << text;
+    EXPECT_NE(s.message().find(text), std::string::npos) << s.message();
+  };
+  CacheAppendArgs a = appendArgs(false);
+  a.capacity = 2;
+  expectError(**dense, a, "the cache holds 2 keys per sequence, fewer than the 3 new tokens");
+  a = appendArgs(false);
+  a.kNew.strides[3] = 2;
+  expectError(**dense, a, "'kNew' must be contiguous in dimension 3");
+  a = appendArgs(false);
+  a.seqlensOut = nullptr;
+  expectError(**dense, a, "'seqlensOut' is a null pointer");
+  expectError(**paged, appendArgs(false), "paged cache but 'blockTable' is null");
+  a = appendArgs(false);
+  a.blockTable = a.cacheSeqlens;
+  expectError(**dense, a, "'blockTable' is given but the kernel appends to a dense cache");
+  a.pageSize = 16;
+  a.numPages = 4;
+  a.capacity = 40;
+  expectError(**paged, a, "a capacity of whole pages");
+  a = appendArgs(true);
+  a.rotaryPositions = 100;
+  expectError(**rotary, a, "the rotary tables have 100 positions, fewer than the cache's 512 rows");
+  a = appendArgs(true);
+  a.sin = nullptr;
+  expectError(**rotary, a, "'sin' is null");
+  // Another kind's arguments do not launch it, nor the reverse.
+  Status wrong = (*dense)->validate(FlashArgs());
+  EXPECT_NE(wrong.message().find("launch it with CacheAppendArgs"), std::string::npos)
+      << wrong.message();
+}

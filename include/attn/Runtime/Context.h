@@ -128,6 +128,34 @@ struct BackwardArgs {
   const void *scoreModCaptures[kMaxScoreModCaptures] = {};
 };
 
+/// The operands of one cache append (KernelKind::CacheAppend): a decode
+/// step's newTokens keys and values of each sequence, written into its
+/// cache rows cacheSeqlens[b] .. + newTokens (rows past `capacity` are not
+/// written), rotated by the rotary angles of those positions with
+/// rotaryDim. Tensors as (batch or page, row, head, dim) strides, the last
+/// contiguous.
+struct CacheAppendArgs {
+  int batch = 0, newTokens = 0, headsQ = 0, headsKV = 0;
+  TensorArg kNew, vNew;     ///< [batch, newTokens, headsKV, dim]
+  /// Dense: [batch, capacity, headsKV, dim]; paged: [numPages, pageSize,
+  /// headsKV, dim] through blockTable.
+  TensorArg kCache, vCache;
+  int capacity = 0;         ///< rows per sequence (paged: pages x pageSize)
+  const int *cacheSeqlens = nullptr; ///< [batch] i32, keys before the append
+  int *seqlensOut = nullptr; ///< [batch] i32 written: cacheSeqlens + newTokens
+  const int *blockTable = nullptr; ///< paged: [batch, pages per sequence]
+  int64_t blockTableStride = 0;
+  int pageSize = 0, numPages = 0;
+  /// Rotary: cos and sin [rotaryPositions, rotaryDim / 2] f32 (at least
+  /// capacity rows); q [batch, seqQ, headsQ, dim] read, qOut written
+  /// rotated, at cacheSeqlens + t if qAtEachPosition, else cacheSeqlens.
+  const float *cos = nullptr, *sin = nullptr;
+  int rotaryPositions = 0;
+  int seqQ = 0;
+  TensorArg q, qOut;
+  bool qAtEachPosition = false;
+};
+
 /// The operands of one graph-op kernel (the unfused path): one per input of
 /// the attn.kernel, in order, and the result (which may share the first
 /// input's memory, for an in_place kernel). Strides are those of the rank-4
@@ -259,6 +287,12 @@ public:
   Status launch(const BackwardArgs &args, Stream stream = nullptr,
                 Device device = {});
 
+  /// The cache append (KernelKind::CacheAppend, Context::buildCacheAppend):
+  /// one kernel, no workspace.
+  Status validate(const CacheAppendArgs &args) const;
+  Status launch(const CacheAppendArgs &args, Stream stream = nullptr,
+                Device device = {});
+
   ~Kernel();
 
 
@@ -358,6 +392,14 @@ public:
 
   static Result<std::unique_ptr<Context>> create(const Options &options);
   static Result<std::unique_ptr<Context>> create() { return create(Options()); }
+
+  /// The cache-append kernel (kernels-templates/attn/cache_append.cuh) of
+  /// `element` caches with head dims headDimK / headDimV, dense or paged,
+  /// rotating the first rotaryDim dims of q and k (0: none; even, at most
+  /// headDimK), in adjacent pairs if interleaved: its spec, to build().
+  static Result<KernelSpec> cacheAppendSpec(ElementType element, int headDimK,
+                                            int headDimV, int rotaryDim,
+                                            bool interleaved, bool paged);
 
   /// Compiles `spec` for the context's arch (or finds it in a cache).
   Result<std::shared_ptr<Kernel>> build(const KernelSpec &spec);

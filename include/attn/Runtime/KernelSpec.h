@@ -21,7 +21,10 @@ namespace attn {
 /// What a kernel computes: fused attention (FlashParams), one graph op of
 /// the unfused path (GraphParams), or the backward of fused attention
 /// (FlashBwdParams: the entry and its _pre, _dq and _convert kernels).
-enum class KernelKind { Flash, GraphOp, FlashBackward };
+enum class KernelKind { Flash, GraphOp, FlashBackward, CacheAppend };
+
+/// The arguments a kernel of `kind` launches with: "FlashArgs", ...
+const char *launchArgsName(KernelKind kind);
 
 /// One emitted kernel and its launch contract.
 struct KernelSpec {
@@ -69,6 +72,12 @@ struct KernelSpec {
   // dynamic shared memory of its deterministic dQ kernel (<name>_dq).
   bool biasGrad = false;
   int backwardDqThreads = 0, backwardDqSharedBytes = 0;
+
+  // The cache append (CacheAppend, with `paged`): the rotated leading dims
+  // of q and k (0: none), and whether they rotate in adjacent pairs (GPT-J)
+  // rather than halves (GPT-NeoX).
+  int rotaryDim = 0;
+  bool rotaryInterleaved = false;
 
   // Shapes from the IR; -1 where dynamic (given at launch). A ragged
   // batch's: its sequences and the packed tokens of q and k.

@@ -84,5 +84,28 @@ int main(void) {
   FIELD(attn_kernel_info, head_dim_qk);
   FIELD(attn_kernel_info, head_dim_v);
   FIELD(attn_kernel_info, writes_lse);
+  SIZE(attn_cache_append_args);
+  FIELD(attn_cache_append_args, batch);
+  FIELD(attn_cache_append_args, new_tokens);
+  FIELD(attn_cache_append_args, heads_q);
+  FIELD(attn_cache_append_args, heads_kv);
+  FIELD(attn_cache_append_args, k_new);
+  FIELD(attn_cache_append_args, v_new);
+  FIELD(attn_cache_append_args, k_cache);
+  FIELD(attn_cache_append_args, v_cache);
+  FIELD(attn_cache_append_args, capacity);
+  FIELD(attn_cache_append_args, cache_seqlens);
+  FIELD(attn_cache_append_args, seqlens_out);
+  FIELD(attn_cache_append_args, block_table);
+  FIELD(attn_cache_append_args, block_table_stride);
+  FIELD(attn_cache_append_args, page_size);
+  FIELD(attn_cache_append_args, num_pages);
+  FIELD(attn_cache_append_args, rotary_cos);
+  FIELD(attn_cache_append_args, rotary_sin);
+  FIELD(attn_cache_append_args, rotary_positions);
+  FIELD(attn_cache_append_args, seq_q);
+  FIELD(attn_cache_append_args, q);
+  FIELD(attn_cache_append_args, q_out);
+  FIELD(attn_cache_append_args, q_at_each_position);
   return 0;
 }
