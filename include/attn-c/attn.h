@@ -224,6 +224,12 @@ typedef struct attn_backward_args {
    * (both NULL otherwise). */
   const float *sinks;
   float *grad_sinks;
+  /* The backward of a ragged attention (cu_seqlens): the forward's batch + 1
+   * offsets of the queries and the keys, int32 in device memory; the
+   * tensors packed as attn_flash_args has them (strides[0] ignored), lse
+   * [heads_q, seq_q]. Rows of no sequence are not written. NULL for a dense
+   * batch. */
+  const int32_t *cu_seqlens_q, *cu_seqlens_k;
 } attn_backward_args;
 
 /* Compiles the training step of the single attention of an MLIR module

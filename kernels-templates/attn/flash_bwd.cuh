@@ -17,8 +17,11 @@
 // The configuration C binds typed constants (see the emitted source):
 //   Element, BiasElement, kHeadDimQK, kHeadDimV, kBlockM, kBlockN,
 //   kNumWarps, kStages, kCausal, kBottomRight, kWindow, kKeyPadding, kKeep,
-//   kBias, kBiasGrad, kScoreMod, scoreMod() and scoreModGrad() (the
-//   score_mod region and its derivative, reading the captures).
+//   kBias, kBiasGrad, kScoreMod, kVarlen, scoreMod() and scoreModGrad()
+//   (the score_mod region and its derivative, reading the captures).
+// Ragged batches (kVarlen, sm80's kernels): sequence b's rows start at its
+// offsets (SequenceExtent, mask.cuh); the runtime passes no batch strides,
+// and lse, D and the dQ sum have one batch entry of the packed rows.
 // Which scores take part is the forward's mask policy (mask.cuh), the same
 // code as the forward kernels'.
 #pragma once
@@ -41,6 +44,40 @@ __device__ __forceinline__ void loadMatrixX2Trans(u32 (&r)[2], u32 address) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];"
                : "=r"(r[0]), "=r"(r[1])
                : "r"(address));
+}
+
+/// The grid tile of a block of the sm80 kernels: a dense batch's (tile,
+/// head, batch) grid as is; a ragged batch's grid x enumerates the tiles of
+/// `tileRows` rows of every sequence in turn (varlenMBlocks,
+/// tile_scheduler.h: `offsets` of `total` packed rows), resolved here to
+/// the sequence b and its tile. False: past the last sequence's tiles.
+/// Every thread of the block calls it.
+template <class C>
+__device__ __forceinline__ bool sequenceTile(const FlashBwdParams &p,
+                                             const int *offsets, int total,
+                                             int tileRows, int &b, int &tile) {
+  if constexpr (!C::kVarlen) {
+    b = blockIdx.z;
+    tile = blockIdx.x;
+    return true;
+  } else {
+    WorkTile t = {0, 0, static_cast<int>(blockIdx.x), 0};
+    if (!resolveVarlenTile(t, offsets, p.batch, total, tileRows))
+      return false;
+    b = t.b;
+    tile = t.mBlock;
+    return true;
+  }
+}
+
+/// Where row `row` (counted from the sequence's first, qStart) of query
+/// head h of sequence b is in lse and D: [batch][heads_q][seq_q], a ragged
+/// batch's [heads_q][packed rows].
+template <class C>
+__device__ __forceinline__ i64 rowStatIndex(const FlashBwdParams &p, int b,
+                                            int h, int qStart, int row) {
+  return (static_cast<i64>(C::kVarlen ? 0 : b) * p.heads_q + h) * p.seq_q +
+         qStart + row;
 }
 
 /// A backward block's tile (of keys, or with kQueryTiles of queries), head
@@ -83,23 +120,25 @@ template <class C, int kBlockM, int kBlockN> struct KeyBlockSteps {
 };
 
 /// Stores dK (scaled) and dV of the 16 keys whose m16 accumulator rows a
-/// warp holds (keys key0 + lane / 4 and + 8): kDkTiles and kDvTiles n8
-/// tiles from columns dkCol0 and dvCol0; columns past the head dims (its
-/// padding) and keys past seq_kv are not stored. Keys no query saw
+/// warp holds (keys key0 + lane / 4 and + 8 of the sequence `seq`):
+/// kDkTiles and kDvTiles n8 tiles from columns dkCol0 and dvCol0; columns
+/// past the head dims (its padding) and keys past the sequence's are not
+/// stored. Keys no query saw
 /// (masked, padded) store their zero gradients. 16 bytes per lane
 /// (storeRowVectorized) where the slices are whole groups of 4 tiles inside
 /// the head dims and the rows 16-byte aligned (a choice uniform over the
 /// warp), else 4.
 template <class Ops, int kDimQK, int kDimV, int kDkTiles, int kDvTiles>
 __device__ __forceinline__ void
-storeKeyGradients(const FlashBwdParams &p, int b, int hk, int key0,
-                  int dkCol0, int dvCol0, const float (&dk)[kDkTiles][4],
+storeKeyGradients(const FlashBwdParams &p, const SequenceExtent &seq, int b,
+                  int hk, int key0, int dkCol0, int dvCol0,
+                  const float (&dk)[kDkTiles][4],
                   const float (&dv)[kDvTiles][4]) {
   const int lane = threadIdx.x % 32;
   u16 *dkBase = static_cast<u16 *>(p.dk) + b * p.dk_strides[0] +
-                hk * p.dk_strides[1];
+                hk * p.dk_strides[1] + seq.kStart * p.dk_strides[2];
   u16 *dvBase = static_cast<u16 *>(p.dv) + b * p.dv_strides[0] +
-                hk * p.dv_strides[1];
+                hk * p.dv_strides[1] + seq.kStart * p.dv_strides[2];
   constexpr bool kWholeGroups = kDkTiles % 4 == 0 && kDvTiles % 4 == 0;
   const bool vectorized =
       kWholeGroups && dkCol0 + kDkTiles * 8 <= kDimQK &&
@@ -117,13 +156,13 @@ storeKeyGradients(const FlashBwdParams &p, int b, int hk, int key0,
     if constexpr (kWholeGroups) {
       if (vectorized) {
         storeRowVectorized<Ops>(dkRow + dkCol0, dk, half, p.scale,
-                                key < p.seq_kv);
+                                key < seq.seqKV);
         storeRowVectorized<Ops>(dvRow + dvCol0, dv, half, 1.f,
-                                key < p.seq_kv);
+                                key < seq.seqKV);
         continue;
       }
     }
-    if (key >= p.seq_kv)
+    if (key >= seq.seqKV)
       continue;
 #pragma unroll
     for (int t = 0; t < kDkTiles; ++t) {
@@ -234,7 +273,7 @@ template <class C> struct BackwardScores {
       dp = s * (dp - delta);
       return;
     }
-    const bool inside = q < p.seq_q && k < p.seq_kv;
+    const bool inside = q < mask.seqQ(p) && k < mask.seqKV(p);
     float slope = 1.f;
     if (C::kScoreMod) {
       slope = C::scoreModGrad(x, mask.b, mask.h, q, k, p.score_mod_captures);
@@ -273,7 +312,7 @@ template <class C> struct BackwardScores {
                                                     const Mask<C> &mask,
                                                     int rows, int n0,
                                                     int cols) {
-    return mask.m0 + rows <= p.seq_q && mask.tileIsFull(p, n0, cols);
+    return mask.m0 + rows <= mask.seqQ(p) && mask.tileIsFull(p, n0, cols);
   }
   /// Calls body(IntegralConstant<bool, indexed>) with indexed true where
   /// the rows x cols tile at n0 needs element-wise masking. The branch is
@@ -380,7 +419,8 @@ template <class C, class DqAccum> struct FlashBackwardPre {
     constexpr int kRowsPerWarp = backwardPreRowsPerWarp(C::kHeadDimV);
     constexpr int kLanes = 32 / kRowsPerWarp;
     const int lane = threadIdx.x % 32, l = lane % kLanes;
-    const i64 rows = static_cast<i64>(p.batch) * p.heads_q * p.seq_q;
+    const i64 rows =
+        static_cast<i64>(C::kVarlen ? 1 : p.batch) * p.heads_q * p.seq_q;
     const i64 r = (static_cast<i64>(blockIdx.x) * (kBackwardRowThreads / 32) +
                    threadIdx.x / 32) *
                       kRowsPerWarp +
@@ -450,8 +490,16 @@ struct FlashBackwardSinks {
     const float sink = p.sinks[h];
     float sum = 0.f;
     for (int b = 0; b < p.batch; ++b) {
-      const i64 row0 = (static_cast<i64>(b) * p.heads_q + h) * p.seq_q;
-      for (int i = threadIdx.x; i < p.seq_q; i += kBackwardRowThreads) {
+      // A ragged batch's sequence b: its rows of [heads_q][packed rows]
+      // (rows of no sequence hold no logsumexp).
+      i64 row0 = (static_cast<i64>(b) * p.heads_q + h) * p.seq_q;
+      int rows = p.seq_q;
+      if (p.cu_seqlens_q) {
+        const int start = min(max(p.cu_seqlens_q[b], 0), p.seq_q);
+        rows = min(max(p.cu_seqlens_q[b + 1], start), p.seq_q) - start;
+        row0 = static_cast<i64>(h) * p.seq_q + start;
+      }
+      for (int i = threadIdx.x; i < rows; i += kBackwardRowThreads) {
         const float lse = p.lse[row0 + i];
         if (lse != negInf() && sink != negInf())
           sum -= fastExp2((sink - lse) * kLog2e) * p.delta[row0 + i];
@@ -503,7 +551,7 @@ template <class C, class DqAccum> struct FlashBackwardConvert {
   static __device__ __forceinline__ void convertDq(const FlashBwdParams &p,
                                                    int lane, i64 task) {
     using Ops = ElementOps<typename C::Element>;
-    const i64 heads = static_cast<i64>(p.batch) * p.heads_q;
+    const i64 heads = static_cast<i64>(C::kVarlen ? 1 : p.batch) * p.heads_q;
     if constexpr (DqAccum::kTiled) {
       constexpr int kDim = DqAccum::kDim, kRows = DqAccum::kTileRows;
       constexpr int kChunksPerTile = (kRows / 64) * (kDim / 64);

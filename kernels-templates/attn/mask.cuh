@@ -10,8 +10,8 @@
 // scoreMod(). The launch's parameters P are FlashParams, or FlashBwdParams
 // for the backward: both have the fields read here (seq_q, seq_kv, lengths,
 // window_left, window_right, keep, bias and their strides,
-// score_mod_captures); the ragged batch's offsets and the batch-invariant
-// splits are the forward's alone (the backward's C has neither).
+// score_mod_captures, the ragged batch's offsets); the batch-invariant
+// splits are the forward's alone.
 //
 // Packed rows (C::kPackGroup = G > 1, decode of a few tokens with GQA): a
 // launch head is a K/V head and its rows are (token, query head) pairs,
@@ -165,7 +165,7 @@ template <class C> struct Mask {
   __device__ __forceinline__ void queryRange(const P &p, int n0, int cols,
                                              int &begin, int &end) const {
     begin = 0;
-    end = p.seq_q;
+    end = seqQ(p);
     const int lastKey = min(n0 + cols, kvEnd) - 1;
     if (lastKey < n0) {
       end = 0; // no key of the block takes part

@@ -67,6 +67,11 @@ struct FlashBwdParams {
   int batch, heads_q, heads_kv, seq_q, seq_kv;
   int window_left, window_right; // -1: unbounded; at most seq_q + seq_kv
   float scale;                   // softmax scale
+  // Ragged batches (kernels with kVarlen), as FlashParams has them: batch
+  // sequences at the offsets, seq_q and seq_kv the packed rows, no batch
+  // strides; lse, D and the dQ sum are [heads_q][seq_q] (one batch
+  // entry). Null otherwise.
+  const int *cu_seqlens_q, *cu_seqlens_k;
   // The tensors the score_mod reads (its captures, contiguous, in the op's
   // order); unused slots are null.
   const void *score_mod_captures[kMaxScoreModCaptures];

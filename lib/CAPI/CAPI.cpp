@@ -271,6 +271,8 @@ attn::BackwardArgs toBackwardArgs(const attn_backward_args &args,
   a.gradBias = toArg(args.grad_bias);
   a.sinks = args.sinks;
   a.gradSinks = args.grad_sinks;
+  a.cuSeqlensQ = args.cu_seqlens_q;
+  a.cuSeqlensK = args.cu_seqlens_k;
   a.deterministic = args.deterministic != 0;
   for (int i = 0; i < ATTN_MAX_SCORE_MOD_CAPTURES; ++i)
     a.scoreModCaptures[i] = args.score_mod_captures[i];

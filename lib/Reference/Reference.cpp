@@ -700,6 +700,64 @@ private:
     return &it->second;
   }
 
+  /// Rows [first, first + count) of head `head` of a packed [T, H, C]
+  /// tensor.
+  static Matrix packedRows(const HostTensor &t, int64_t first, int64_t count,
+                           int64_t head) {
+    const int64_t heads = t.shape[1], cols = t.shape[2];
+    Matrix m(count, cols);
+    for (int64_t i = 0; i < count; ++i)
+      for (int64_t c = 0; c < cols; ++c)
+        m.at(i, c) = t.data[((first + i) * heads + head) * cols + c];
+    return m;
+  }
+
+  /// Sequence b's first row and row count: its offsets clamped to
+  /// [0, total], as the op defines them.
+  static std::pair<int64_t, int64_t> clampedRange(const HostTensor &cu,
+                                                  int64_t b, int64_t total) {
+    int64_t start = std::clamp<int64_t>(int64_t(cu.data[b]), 0, total);
+    int64_t end = std::clamp<int64_t>(int64_t(cu.data[b + 1]), start, total);
+    return {start, end - start};
+  }
+
+  /// Decreasing offsets would make sequences overlap: their rows have no
+  /// one value (the kernels only stay in bounds).
+  static LogicalResult checkOffsetsInOrder(Operation *op, const HostTensor &cuQ,
+                                           const HostTensor &cuK) {
+    const int64_t batch = cuQ.shape[0] - 1;
+    for (auto [name, cu] : {std::pair<StringRef, const HostTensor *>{
+                                "cu_seqlens_q", &cuQ},
+                            {"cu_seqlens_k", &cuK}})
+      for (int64_t b = 0; b < batch; ++b)
+        if (cu->data[b + 1] < cu->data[b])
+          return op->emitOpError()
+                 << "'" << name << "' decreases from "
+                 << int64_t(cu->data[b]) << " to " << int64_t(cu->data[b + 1])
+                 << " at sequence " << b
+                 << "; the reference needs offsets in order";
+    return success();
+  }
+
+  /// The (sequence, head) slices of a ragged batch to compute: those of
+  /// the options (all without any), each once; with `group` > 1 as the
+  /// K/V heads (head / group) of the query heads asked for.
+  std::vector<std::pair<int64_t, int64_t>>
+  sequenceSlices(int64_t batch, int64_t heads, int64_t group) const {
+    std::vector<std::pair<int64_t, int64_t>> slices;
+    for (auto [b, h] : options.slices)
+      if (b < batch && h < heads)
+        slices.emplace_back(b, h / group);
+    if (options.slices.empty())
+      for (int64_t b = 0; b < batch; ++b)
+        for (int64_t h = 0; h < heads / group; ++h)
+          slices.emplace_back(b, h);
+    // A slice asked for twice is computed once: each writes its own rows.
+    llvm::sort(slices);
+    slices.erase(std::unique(slices.begin(), slices.end()), slices.end());
+    return slices;
+  }
+
   /// A ragged batch: packed q [Tq, Hq, D], k [Tk, Hkv, D], v [Tk, Hkv, Dv];
   /// each sequence attends to its own keys, with the offsets clamped as
   /// the op defines. The (sequence, head) slices of the options are
@@ -733,34 +791,11 @@ private:
     const int64_t dv = (*v)->shape[2], group = hq / hkv;
     const int64_t batch = (*cuQ)->shape[0] - 1;
     const double scale = flash.getScale().convertToDouble();
-    // Decreasing offsets would make sequences overlap: their rows have no
-    // one value (the kernel only stays in bounds).
-    for (auto [name, cu] : {std::pair<StringRef, const HostTensor *>{
-                                "cu_seqlens_q", *cuQ},
-                            {"cu_seqlens_k", *cuK}})
-      for (int64_t b = 0; b < batch; ++b)
-        if (cu->data[b + 1] < cu->data[b])
-          return flash.emitOpError()
-                 << "'" << name << "' decreases from "
-                 << int64_t(cu->data[b]) << " to " << int64_t(cu->data[b + 1])
-                 << " at sequence " << b
-                 << "; the reference needs offsets in order";
-    auto clampedRange = [](const HostTensor &cu, int64_t b, int64_t total) {
-      int64_t start = std::clamp<int64_t>(int64_t(cu.data[b]), 0, total);
-      int64_t end = std::clamp<int64_t>(int64_t(cu.data[b + 1]), start, total);
-      return std::pair<int64_t, int64_t>(start, end - start);
-    };
+    if (failed(checkOffsetsInOrder(flash, **cuQ, **cuK)))
+      return failure();
     HostTensor out({tq, hq, dv}, std::numeric_limits<double>::quiet_NaN());
     HostTensor lse({hq, tq}, std::numeric_limits<double>::quiet_NaN());
-    auto rows = [](const HostTensor &t, int64_t first, int64_t count,
-                   int64_t head) {
-      const int64_t heads = t.shape[1], cols = t.shape[2];
-      Matrix m(count, cols);
-      for (int64_t i = 0; i < count; ++i)
-        for (int64_t c = 0; c < cols; ++c)
-          m.at(i, c) = t.data[((first + i) * heads + head) * cols + c];
-      return m;
-    };
+    auto rows = packedRows;
     // One (sequence, head) at a time, each writing rows of its own.
     auto slice = [&](int64_t b, int64_t h) {
       auto [qStart, sq] = clampedRange(**cuQ, b, tq);
@@ -784,17 +819,8 @@ private:
         lse.data[h * tq + qStart + i] = rowLse[i];
       }
     };
-    std::vector<std::pair<int64_t, int64_t>> slices;
-    for (auto [b, h] : options.slices)
-      if (b < batch && h < hq)
-        slices.emplace_back(b, h);
-    if (options.slices.empty())
-      for (int64_t b = 0; b < batch; ++b)
-        for (int64_t h = 0; h < hq; ++h)
-          slices.emplace_back(b, h);
-    // A slice asked for twice is computed once: each writes its own rows.
-    llvm::sort(slices);
-    slices.erase(std::unique(slices.begin(), slices.end()), slices.end());
+    std::vector<std::pair<int64_t, int64_t>> slices =
+        sequenceSlices(batch, hq, /*group=*/1);
     ::attn::parallelFor(
         slices.size(),
         [&](size_t i) { slice(slices[i].first, slices[i].second); },
@@ -832,7 +858,156 @@ private:
   /// lse as the op defines them. dq is computed per query head; dk and dv
   /// per K/V head, summing the query heads that share it; dbias per slice of
   /// the bias, summing the dimensions it broadcasts in.
+  /// The gradients of a ragged batch's attn.flash_bwd: each sequence's are
+  /// those of its own attention, as evaluateVarlenFlash computes it, from
+  /// the packed operands ([T, H, D]; lse [Hq, Tq]). One (sequence, K/V head)
+  /// at a time writes dq of its query heads' rows and dk, dv of its own;
+  /// rows of no sequence, and of slices not asked for, stay NaN. dsinks
+  /// sums over every sequence.
+  LogicalResult evaluateVarlenFlashBackward(FlashBwdOp op) {
+    FailureOr<const HostTensor *> q = plainOperand(op, op.getQ(), "q"),
+                                  k = plainOperand(op, op.getK(), "k"),
+                                  v = plainOperand(op, op.getV(), "v"),
+                                  o = plainOperand(op, op.getO(), "o"),
+                                  dO = plainOperand(op, op.getGradOutput(),
+                                                    "grad_output"),
+                                  lseOr = plainOperand(op, op.getLse(), "lse"),
+                                  cuQ = plainOperand(op, op.getCuSeqlensQ(),
+                                                     "cu_seqlens_q"),
+                                  cuK = plainOperand(op, op.getCuSeqlensK(),
+                                                     "cu_seqlens_k");
+    if (failed(q) || failed(k) || failed(v) || failed(o) || failed(dO) ||
+        failed(lseOr) || failed(cuQ) || failed(cuK))
+      return failure();
+    if (failed(checkOffsetsInOrder(op, **cuQ, **cuK)))
+      return failure();
+    std::shared_ptr<const ScoreModProgram> mod, modGrad;
+    if (op.hasScoreMod()) {
+      FailureOr<ScoreModProgram> program =
+          scoreModProgram(op, op.getScoreMod(), op.getCaptures());
+      if (failed(program))
+        return failure();
+      FailureOr<ScoreModProgram> gradProgram =
+          scoreModProgram(op, op.getScoreModGrad(), op.getCaptures());
+      if (failed(gradProgram))
+        return failure();
+      mod = std::make_shared<const ScoreModProgram>(std::move(*program));
+      modGrad = std::make_shared<const ScoreModProgram>(std::move(*gradProgram));
+    }
+    MaskEval e;
+    e.kind = op.getMaskOrEmpty();
+    const HostTensor &lse = **lseOr;
+    const int64_t tq = (*q)->shape[0], hq = (*q)->shape[1],
+                  dqk = (*q)->shape[2];
+    const int64_t tk = (*k)->shape[0], hkv = (*k)->shape[1],
+                  dv = (*v)->shape[2];
+    const int64_t group = hq / hkv, batch = (*cuQ)->shape[0] - 1;
+    const double scale = op.getScale().convertToDouble();
+    const llvm::fltSemantics *oSemantics = nullptr;
+    if (options.roundStoredOutput)
+      if (auto oType = dyn_cast<FloatType>(getElementTypeOrSelf(op.getO())))
+        oSemantics = &oType.getFloatSemantics();
+    // D of each packed row of head h, of o as stored.
+    auto rowDelta = [&](int64_t row, int64_t h) {
+      double delta = 0;
+      for (int64_t d = 0; d < dv; ++d) {
+        double out = (*o)->data[(row * hq + h) * dv + d];
+        delta += (*dO)->data[(row * hq + h) * dv + d] *
+                 (oSemantics ? roundTo(out, *oSemantics) : out);
+      }
+      return delta;
+    };
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    HostTensor dq({tq, hq, dqk}, nan), dk({tk, hkv, dqk}, nan),
+        dvOut({tk, hkv, dv}, nan);
+    auto slice = [&](int64_t b, int64_t hk) {
+      auto [qStart, sq] = clampedRange(**cuQ, b, tq);
+      auto [kStart, sk] = clampedRange(**cuK, b, tk);
+      Matrix keys = packedRows(**k, kStart, sk, hk),
+             values = packedRows(**v, kStart, sk, hk);
+      Matrix dkSum(sk, dqk), dvSum(sk, dv);
+      for (int64_t h = hk * group; h < (hk + 1) * group; ++h) {
+        Matrix queries = packedRows(**q, qStart, sq, h),
+               dOut = packedRows(**dO, qStart, sq, h);
+        Matrix z = multiply(queries, false, keys, true);
+        Matrix slope(z.rows, z.cols, 1.0);
+        for (int64_t i = 0; i < z.rows; ++i)
+          for (int64_t j = 0; j < z.cols; ++j) {
+            double x = z.at(i, j) * scale;
+            z.at(i, j) = mod ? mod->run(x, b, h, i, j) : x;
+            if (modGrad)
+              slope.at(i, j) = modGrad->run(x, b, h, i, j);
+          }
+        e.apply(z, b, h);
+        Matrix dp = multiply(dOut, false, values, true);
+        Matrix p(z.rows, z.cols), ds(z.rows, z.cols);
+        for (int64_t i = 0; i < sq; ++i) {
+          const double rowLse = lse.data[h * tq + qStart + i];
+          const double delta = rowDelta(qStart + i, h);
+          for (int64_t j = 0; j < sk; ++j) {
+            double prob = rowLse == kNegInf || z.at(i, j) == kNegInf
+                              ? 0.0
+                              : std::exp(z.at(i, j) - rowLse);
+            p.at(i, j) = prob;
+            ds.at(i, j) = prob == 0.0
+                              ? 0.0
+                              : prob * (dp.at(i, j) - delta) * slope.at(i, j);
+          }
+        }
+        Matrix dqRows = multiply(ds, false, keys, false);
+        for (int64_t i = 0; i < sq; ++i)
+          for (int64_t d = 0; d < dqk; ++d)
+            dq.data[((qStart + i) * hq + h) * dqk + d] = scale * dqRows.at(i, d);
+        Matrix dkPart = multiply(ds, true, queries, false),
+               dvPart = multiply(p, true, dOut, false);
+        for (size_t i = 0; i < dkSum.v.size(); ++i)
+          dkSum.v[i] += scale * dkPart.v[i];
+        for (size_t i = 0; i < dvSum.v.size(); ++i)
+          dvSum.v[i] += dvPart.v[i];
+      }
+      for (int64_t j = 0; j < sk; ++j) {
+        for (int64_t d = 0; d < dqk; ++d)
+          dk.data[((kStart + j) * hkv + hk) * dqk + d] = dkSum.at(j, d);
+        for (int64_t d = 0; d < dv; ++d)
+          dvOut.data[((kStart + j) * hkv + hk) * dv + d] = dvSum.at(j, d);
+      }
+    };
+    std::vector<std::pair<int64_t, int64_t>> slices =
+        sequenceSlices(batch, hq, group);
+    ::attn::parallelFor(
+        slices.size(),
+        [&](size_t i) { slice(slices[i].first, slices[i].second); },
+        options.threads);
+    plain[op.getGradQ()] = std::move(dq);
+    plain[op.getGradK()] = std::move(dk);
+    plain[op.getGradV()] = std::move(dvOut);
+
+    // dsinks[h] = -sum over every sequence's rows of exp(sink - lse) D.
+    if (Value gradSinks = op.getGradSinks()) {
+      const HostTensor *sinks = arguments.lookup(op.getSinks());
+      if (!sinks)
+        return op.emitOpError()
+               << "'sinks' must be a function argument for the reference";
+      HostTensor ds(sinks->shape);
+      for (int64_t b = 0; b < batch; ++b) {
+        auto [qStart, sq] = clampedRange(**cuQ, b, tq);
+        for (int64_t h = 0; h < hq; ++h) {
+          const double sink = sinks->data[h];
+          for (int64_t i = 0; i < sq; ++i) {
+            const double rowLse = lse.data[h * tq + qStart + i];
+            if (rowLse != kNegInf && sink != kNegInf)
+              ds.data[h] -= std::exp(sink - rowLse) * rowDelta(qStart + i, h);
+          }
+        }
+      }
+      plain[gradSinks] = std::move(ds);
+    }
+    return success();
+  }
+
   LogicalResult evaluateFlashBackward(FlashBwdOp op) {
+    if (op.isVarlen())
+      return evaluateVarlenFlashBackward(op);
     FailureOr<Tensor4> q = tensor(op, op.getQ()), k = tensor(op, op.getK()),
                        v = tensor(op, op.getV()), o = tensor(op, op.getO()),
                        dO = tensor(op, op.getGradOutput());

@@ -223,7 +223,8 @@ Result<Launch> prepareFlash(mlir::attn::FlashOp flash,
 /// what they differentiate) and its workspace, and binds its operands.
 Result<Launch> prepareFlashBackward(mlir::attn::FlashBwdOp op,
                                     std::shared_ptr<Kernel> kernel,
-                                    ValueMap &values, const RunOptions &options) {
+                                    ValueMap &values, const HostMap &host,
+                                    const RunOptions &options) {
   Launch l;
   l.kernel = kernel;
   const KernelSpec &spec = kernel->spec();
@@ -231,15 +232,47 @@ Result<Launch> prepareFlashBackward(mlir::attn::FlashBwdOp op,
   const DeviceTensor q = values[op.getQ()], k = values[op.getK()],
                      v = values[op.getV()], o = values[op.getO()],
                      dO = values[op.getGradOutput()], lse = values[op.getLse()];
+  const bool varlen = op.isVarlen();
+  // Packed [T, H, D] tensors as BHSD without a batch stride.
+  auto arg = [varlen](const DeviceTensor &t) {
+    return varlen ? packedArg(t) : tensorArg(t);
+  };
   BackwardArgs args;
   args.batch = int(q.shape[0]);
   args.seqQ = int(q.shape[2]);
   args.seqKV = int(k.shape[2]);
-  args.q = tensorArg(q);
-  args.k = tensorArg(k);
-  args.v = tensorArg(v);
-  args.o = tensorArg(o);
-  args.gradOutput = tensorArg(dO);
+  // (sequence, query rows, key rows) of the work: a dense batch's, or each
+  // ragged sequence's at its clamped offsets.
+  std::vector<std::array<int64_t, 2>> work;
+  if (varlen) {
+    const HostTensor *cuQ = host.lookup(op.getCuSeqlensQ()),
+                     *cuK = host.lookup(op.getCuSeqlensK());
+    if (!cuQ || !cuK)
+      return Status(StatusCode::Unsupported,
+                    "attn-run reads cu_seqlens_q and cu_seqlens_k from the "
+                    "function's arguments");
+    args.batch = int(cuQ->shape[0] - 1);
+    args.seqQ = int(q.shape[0]);
+    args.seqKV = int(k.shape[0]);
+    args.cuSeqlensQ = reinterpret_cast<const int *>(
+        values[op.getCuSeqlensQ()].buffer->get());
+    args.cuSeqlensK = reinterpret_cast<const int *>(
+        values[op.getCuSeqlensK()].buffer->get());
+    auto clamped = [](const HostTensor &cu, int b, int64_t total) {
+      int64_t start = std::clamp<int64_t>(int64_t(cu.data[b]), 0, total);
+      int64_t end = std::clamp<int64_t>(int64_t(cu.data[b + 1]), start, total);
+      return end - start;
+    };
+    for (int b = 0; b < args.batch; ++b)
+      work.push_back({clamped(*cuQ, b, args.seqQ), clamped(*cuK, b, args.seqKV)});
+  } else {
+    work.assign(size_t(args.batch), {args.seqQ, args.seqKV});
+  }
+  args.q = arg(q);
+  args.k = arg(k);
+  args.v = arg(v);
+  args.o = arg(o);
+  args.gradOutput = arg(dO);
   args.lse = reinterpret_cast<const float *>(lse.buffer->get());
   args.deterministic = options.deterministic;
   bindMaskOperands(op, values, args);
@@ -255,7 +288,7 @@ Result<Launch> prepareFlashBackward(mlir::attn::FlashBwdOp op,
     if (!buffer)
       return buffer.status();
     values[grad.first] = *buffer;
-    *gradArgs[i] = tensorArg(*buffer);
+    *gradArgs[i] = arg(*buffer);
     l.bytes += 2 * tensorBytes(*buffer);
   }
   if (mlir::Value gradBias = op.getGradBias()) {
@@ -282,16 +315,21 @@ Result<Launch> prepareFlashBackward(mlir::attn::FlashBwdOp op,
   }
   if (Status s = allocateWorkspace(l, args); !s)
     return s;
-  double density = maskDensity(spec, args.seqQ, args.seqKV);
   // S, dP, dV, dK and dQ: 2.5 times the forward's products.
-  l.flops = 2.0 * args.batch * spec.headsQ * double(args.seqQ) * args.seqKV *
-            (3.0 * spec.headDimQK + 2.0 * spec.headDimV) * density;
+  for (auto [sq, sk] : work)
+    if (sq && sk)
+      l.flops += 2.0 * spec.headsQ * double(sq) * double(sk) *
+                 (3.0 * spec.headDimQK + 2.0 * spec.headDimV) *
+                 maskDensity(spec, sq, sk);
   l.bytes += tensorBytes(q) + tensorBytes(k) + tensorBytes(v) +
              tensorBytes(o) + tensorBytes(dO);
-  // The K/V-stationary kernel's grid: (key blocks, K/V heads, batch).
-  l.grid.x = unsigned((args.seqKV + spec.blockN - 1) / spec.blockN);
+  // The K/V-stationary kernel's grid: (key blocks, K/V heads, batch); a
+  // ragged batch's blocks of every sequence along x.
+  l.grid.x = unsigned(varlen ? varlenMBlocks(args.batch, args.seqKV,
+                                             int(spec.blockN))
+                             : (args.seqKV + spec.blockN - 1) / spec.blockN);
   l.grid.y = unsigned(spec.headsKV);
-  l.grid.z = unsigned(args.batch);
+  l.grid.z = unsigned(varlen ? 1 : args.batch);
   l.enqueue = [kernel, args] { return kernel->launch(args); };
   return l;
 }
@@ -422,7 +460,7 @@ Result<Execution> runFunction(mlir::func::FuncOp func,
       Result<std::shared_ptr<Kernel>> kernel = nextKernel();
       if (!kernel)
         return kernel.status();
-      launch = prepareFlashBackward(backward, *kernel, run.values, options);
+      launch = prepareFlashBackward(backward, *kernel, run.values, host, options);
     } else {
       return Status(StatusCode::Unsupported,
                     "after the pipeline the function still has '" +

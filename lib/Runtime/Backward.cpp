@@ -52,9 +52,15 @@ struct WorkspaceLayout {
   bool accumulateBias = false;
 };
 
+/// Batch entries of the per-row buffers (lse, D, the dQ sum): a ragged
+/// batch's rows are packed in one.
+int rowBatch(const KernelSpec &spec, const BackwardArgs &a) {
+  return spec.varlen ? 1 : a.batch;
+}
+
 WorkspaceLayout layoutOf(const KernelSpec &spec, const BackwardArgs &a) {
   WorkspaceLayout w;
-  const size_t rows = static_cast<size_t>(a.batch) * spec.headsQ * a.seqQ;
+  const size_t rows = static_cast<size_t>(rowBatch(spec, a)) * spec.headsQ * a.seqQ;
   w.delta = 0;
   w.total = alignUp(rows * sizeof(float));
   const BackwardKernelVariant *variant =
@@ -64,7 +70,7 @@ WorkspaceLayout layoutOf(const KernelSpec &spec, const BackwardArgs &a) {
     // Room for whole query tiles per head: the sm90 kernel adds a block's
     // dQ of a tile in one bulk reduction (TiledDqAccum, flash_bwd.cuh).
     const size_t tileRows = static_cast<size_t>(std::max<int64_t>(spec.blockM, 1));
-    const size_t paddedRows = static_cast<size_t>(a.batch) * spec.headsQ *
+    const size_t paddedRows = static_cast<size_t>(rowBatch(spec, a)) * spec.headsQ *
                               ((a.seqQ + tileRows - 1) / tileRows) * tileRows;
     w.dqAccum = w.total;
     w.dqAccumFloats = paddedRows * spec.headDimQK;
@@ -125,12 +131,18 @@ Status checkGradient(const char *name, const TensorArg &t) {
 }
 
 /// The grids of the two main kernels: (key blocks, K/V heads, batch) and
-/// (query blocks, query heads, batch).
+/// (query blocks, query heads, batch); a ragged batch's x enumerates every
+/// sequence's blocks (at most varlenMBlocks; the kernels find their
+/// sequence from the offsets).
 std::array<long long, 3> keyGrid(const KernelSpec &spec, const BackwardArgs &a) {
+  if (spec.varlen)
+    return {varlenMBlocks(a.batch, a.seqKV, int(spec.blockN)), spec.headsKV, 1};
   return {(a.seqKV + spec.blockN - 1) / spec.blockN, spec.headsKV, a.batch};
 }
 std::array<long long, 3> queryGrid(const KernelSpec &spec,
                                    const BackwardArgs &a) {
+  if (spec.varlen)
+    return {varlenMBlocks(a.batch, a.seqQ, int(spec.blockM)), spec.headsQ, 1};
   return {(a.seqQ + spec.blockM - 1) / spec.blockM, spec.headsQ, a.batch};
 }
 
@@ -190,7 +202,8 @@ Status Kernel::validate(const BackwardArgs &a) const {
   // CUDA allows 2^31 - 1 blocks along x and 65535 along y (heads) and z
   // (batch); the row kernels' grids grow with the rows [batch, headsQ,
   // seqQ] (the conversion's with the padded dQ sum).
-  const long long rows = static_cast<long long>(a.batch) * spec_.headsQ * a.seqQ;
+  const long long rows =
+      static_cast<long long>(rowBatch(spec_, a)) * spec_.headsQ * a.seqQ;
   for (auto [what, grid] :
        {std::pair<const char *, std::array<long long, 3>>{
             "key", keyGrid(spec_, a)},
@@ -230,6 +243,14 @@ Status Kernel::validate(const BackwardArgs &a) const {
   if (!a.lse)
     return invalid("'lse' is a null pointer; the backward reads the "
                    "forward's logsumexp");
+  if (spec_.varlen && (!a.cuSeqlensQ || !a.cuSeqlensK))
+    return invalid("the backward of a ragged batch needs 'cuSeqlensQ' and "
+                   "'cuSeqlensK' (batch + 1 offsets each)");
+  if (!spec_.varlen && (a.cuSeqlensQ || a.cuSeqlensK))
+    return invalid("'cuSeqlensQ' or 'cuSeqlensK' is given but kernel " +
+                   spec_.name +
+                   " is the backward of a dense batch: compile the backward "
+                   "of a ragged attention (cu_seqlens) for packed sequences");
   if (spec_.keyPadding && !a.lengths)
     return invalid("the mask has key_padding but 'lengths' is null");
   if (spec_.keep && !a.keep.data)
@@ -291,6 +312,8 @@ Status Kernel::checkPointers(const BackwardArgs &a, int ordinal) const {
       {"gradBias", a.gradBias.data},
       {"sinks", a.sinks},
       {"gradSinks", a.gradSinks},
+      {"cuSeqlensQ", a.cuSeqlensQ},
+      {"cuSeqlensK", a.cuSeqlensK},
       {"workspace", reinterpret_cast<const void *>(a.workspace)}};
   for (const auto &[name, pointer] : pointers)
     if (Status s = checkDevicePointer(name, pointer, ordinal); !s)
@@ -349,9 +372,12 @@ Status Kernel::launch(const BackwardArgs &a, Stream stream, Device device) {
                                 &a.gradQ, &a.gradK, &a.gradV};
   i64 *strides[] = {p.q_strides, p.k_strides, p.v_strides, p.o_strides,
                     p.dout_strides, p.dq_strides, p.dk_strides, p.dv_strides};
+  // Packed rows have no batch stride: sequences start at their offsets.
   for (int t = 0; t < 8; ++t)
     for (int d = 0; d < 3; ++d)
-      strides[t][d] = strided[t]->strides[d];
+      strides[t][d] = spec_.varlen && d == 0 ? 0 : strided[t]->strides[d];
+  p.cu_seqlens_q = a.cuSeqlensQ;
+  p.cu_seqlens_k = a.cuSeqlensK;
   i64 accumStride = 1;
   for (int d = 3; d >= 0; --d) {
     p.keep_strides[d] = a.keep.strides[d];
@@ -385,7 +411,8 @@ Status Kernel::launch(const BackwardArgs &a, Stream stream, Device device) {
   }
   void *args[] = {&p};
   void *mainArgs[] = {&p, &maps};
-  const long long rows = static_cast<long long>(a.batch) * spec_.headsQ * a.seqQ;
+  const long long rows =
+      static_cast<long long>(rowBatch(spec_, a)) * spec_.headsQ * a.seqQ;
 
   // The dQ sum starts at zero: one memset (the pre kernel's per-row stores
   // into the tiled sum were scattered).

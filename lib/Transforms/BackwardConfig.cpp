@@ -18,13 +18,6 @@
 using namespace mlir;
 using namespace mlir::attn;
 
-::attn::OperandShape mlir::attn::backwardOperandShape(FlashBwdOp op) {
-  MaskAttr mask = op.getMaskOrEmpty();
-  bool maskOperands = mask.getBias() || mask.getKeep();
-  return {op.getQ().getType().getDimSize(3), op.getV().getType().getDimSize(3),
-          op.getTransposeK(), maskOperands || op.hasScoreMod(), maskOperands};
-}
-
 std::optional<::attn::TileConfig>
 mlir::attn::parseBackwardTiles(StringRef text, std::string &error) {
   SmallVector<StringRef, 4> fields;
@@ -49,7 +42,7 @@ mlir::attn::configureBackward(FlashBwdOp op, const ArchInfo &arch,
                               StringRef excludedVariant) {
   if (op.getConfig() && forcedVariant.empty() && !forcedTiles)
     return success();
-  ::attn::OperandShape shape = backwardOperandShape(op);
+  ::attn::OperandShape shape = op.getOperandShape();
   std::string why;
   SmallVector<std::string> skipped, tileMismatches;
   for (const ::attn::BackwardKernelVariant &variant :

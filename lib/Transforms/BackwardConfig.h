@@ -41,8 +41,6 @@ BackwardConfigAttr selectBackwardConfigWithout(FlashBwdOp op,
 std::optional<::attn::TileConfig> parseBackwardTiles(StringRef text,
                                                      std::string &error);
 
-/// The operand shape of `op` as the table's resource models take it.
-::attn::OperandShape backwardOperandShape(FlashBwdOp op);
 
 } // namespace mlir::attn
 

@@ -50,7 +50,7 @@ LogicalResult verifyFits(FlashBwdOp op, BackwardConfigAttr config,
   std::string why = variant->checkFits(
       {config.getBlockM(), config.getBlockN(), config.getNumWarps(),
        config.getStages()},
-      backwardOperandShape(op), arch.maxSharedPerBlock);
+      op.getOperandShape(), arch.maxSharedPerBlock);
   if (!why.empty())
     return op.emitOpError() << role << why << " (" << arch.name << ")";
   return success();

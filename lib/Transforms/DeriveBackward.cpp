@@ -33,10 +33,14 @@ FlashOp withLse(FlashOp op, OpBuilder &builder) {
   OperationState state(op.getLoc(), op->getName());
   state.addOperands(op->getOperands());
   RankedTensorType q = op.getQ().getType();
+  // [B, Hq, Sq]; a ragged batch's [Hq, Tq].
+  SmallVector<int64_t> lseShape =
+      op.isVarlen()
+          ? SmallVector<int64_t>{q.getDimSize(1), q.getDimSize(0)}
+          : SmallVector<int64_t>{q.getDimSize(0), q.getDimSize(1),
+                                 q.getDimSize(2)};
   state.addTypes({op.getOutput().getType(),
-                  RankedTensorType::get({q.getDimSize(0), q.getDimSize(1),
-                                         q.getDimSize(2)},
-                                        builder.getF32Type())});
+                  RankedTensorType::get(lseShape, builder.getF32Type())});
   state.propertiesAttr = op->getPropertiesAsAttribute();
   state.addAttributes(llvm::to_vector(op->getDiscardableAttrs()));
   state.addRegion()->takeBody(op.getScoreMod());
@@ -71,7 +75,8 @@ struct AttnDeriveBackwardPass
         op.getV().getType(), gradBias, sinks ? sinks.getType() : Type(),
         op.getQ(), op.getK(), op.getV(), op.getOutput(), gradOutput,
         op.getLse(), op.getLengths(), op.getKeep(), op.getBias(),
-        op.getCaptures(), sinks, op.getScaleAttr(), op.getTransposeKAttr(),
+        op.getCaptures(), op.getCuSeqlensQ(), op.getCuSeqlensK(), sinks,
+        op.getScaleAttr(), op.getTransposeKAttr(),
         op.getMaskAttr(), /*config=*/BackwardConfigAttr(),
         /*plan=*/BackwardPlanAttr());
     if (op.hasScoreMod()) {
@@ -90,12 +95,11 @@ struct AttnDeriveBackwardPass
       return success();
     auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
     for (FlashOp op : flashes) {
-      // attn.flash_bwd takes dense [B, H, S, D] operands.
-      if (op.isVarlen() || op.isPaged())
+      // A paged cache is the serving path's: its pages are shared.
+      if (op.isPaged())
         return op.emitOpError()
-               << "is " << (op.isVarlen() ? "a ragged batch (cu_seqlens)"
-                                          : "a paged cache (block_table)")
-               << "; --attn-derive-backward differentiates dense batches";
+               << "is a paged cache (block_table); --attn-derive-backward "
+                  "differentiates dense and ragged batches";
     }
     for (FlashOp op : flashes)
       for (Operation *user : op.getOutput().getUsers())

@@ -435,6 +435,10 @@ std::string sm90BackwardTiles(const TileConfig &t) {
 std::string sm90BackwardOperands(const OperandShape &s) {
   if (s.transposeK)
     return "an untransposed k ([batch, heads, seq, dim])";
+  // Its query tiles and dQ sums are laid out per (batch, head); a ragged
+  // batch's backward runs sm80's kernels.
+  if (s.varlen)
+    return "dense batches (a ragged batch's backward runs variant sm80)";
   for (int64_t dim : {s.headDimQK, s.headDimV})
     if (dim <= 0 || dim % 64 != 0 || dim > kSm90BackwardMaxHeadDim)
       return "head dims that are multiples of 64 up to 256 (whole 64-column "

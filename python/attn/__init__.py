@@ -90,6 +90,7 @@ class _BackwardArgs(ctypes.Structure):
         ("deterministic", ctypes.c_int32),
         ("score_mod_captures", ctypes.c_void_p * _MAX_SCORE_MOD_CAPTURES),
         ("sinks", ctypes.c_void_p), ("grad_sinks", ctypes.c_void_p),
+        ("cu_seqlens_q", ctypes.c_void_p), ("cu_seqlens_k", ctypes.c_void_p),
     ]
 
 
@@ -897,7 +898,7 @@ def _run_backward(grad_out, query, key, value, out, lse, attn_mask, lengths, cap
                                lengths.data_ptr() if lengths is not None else 0, *keep, *bias, *grad_bias_fields,
                                int(bool(deterministic)), *_capture_pointers(captures),
                                sinks.data_ptr() if sinks is not None else 0,
-                               grad_sinks.data_ptr() if grad_sinks is not None else 0)
+                               grad_sinks.data_ptr() if grad_sinks is not None else 0, 0, 0)
     lib = _lib
     size = ctypes.c_uint64()
     if lib.attn_backward_workspace_size(kernel.ptr, args, ctypes.byref(size)):

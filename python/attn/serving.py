@@ -140,7 +140,7 @@ def _launch(kernel, args, device, dev, key, call="attn.varlen"):
 def varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dropout_p=0.0, scale=None,
            causal=False, window=(-1, -1), softcap=0.0, return_lse=False, *, score_mod=None,
            score_mod_captures=(), sinks=None, variant="", block_m=0, block_n=0, num_warps=0, stages=0,
-           num_splits=0, batch_invariant=False, return_kernel=False):
+           num_splits=0, batch_invariant=False, deterministic=None, return_kernel=False):
     """flash_attn_varlen_func on attn's kernels: attention over a ragged batch.
 
     q (total_q, Hq, D), k (total_k, Hkv, D), v (total_k, Hkv, Dv): CUDA,
@@ -167,9 +167,62 @@ def varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, drop
     batch_invariant as in attn.sdpa (a sequence's output is bitwise the
     same whatever else is in the batch).
 
+    Differentiable (packed-sequence training): where autograd records the
+    call (q, k, v or sinks require grad), the backward computes dq, dk, dv
+    (and dsinks) of every sequence, with the same masks and score_mod; the
+    gradients of rows no sequence covers are 0. Its kernels have no
+    atomics, so it is deterministic whatever `deterministic` says. The
+    call goes through torch.ops.attn.varlen, so torch.compile traces it
+    and a training step can be captured in a CUDA graph once it has run.
+
     Returns out (total_q, Hq, Dv), or (out, lse); with return_kernel, also
     the kernel's handle (for attn.kernel_info).
     """
+    call = _check_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, dropout_p, scale, causal, window, softcap, score_mod,
+                         score_mod_captures, sinks, differentiable=True)
+    max_seqlen_q = _host_length("max_seqlen_q", max_seqlen_q)
+    max_seqlen_k = _host_length("max_seqlen_k", max_seqlen_k)
+    tiles = (block_m, block_n, num_warps, stages)
+    if _records_grad(q, k, v, sinks):
+        if return_kernel:
+            raise _error("return_kernel is for calls autograd does not record (its forward is torch.ops.attn.varlen)")
+        for i, c in enumerate(call.captures):
+            if c.requires_grad:
+                raise _error(f"score_mod_captures[{i}] requires grad, but attn differentiates only q, k, v and "
+                             f"sinks: pass score_mod_captures[{i}].detach()")
+        out, lse = _attn.torch.ops.attn.varlen(
+            q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, call.captures, sinks,
+            scale=call.scale, causal=bool(causal), window=list(_window_pair(window)),
+            score_mod=_attn._score_mod_token(call.score_mod), variant=variant or "", block_m=block_m,
+            block_n=block_n, num_warps=num_warps, stages=stages, num_splits=num_splits,
+            batch_invariant=bool(batch_invariant), deterministic=deterministic)
+        return (out, lse) if return_lse else out
+    out, lse, kernel = _varlen_forward(call, q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k,
+                                       return_lse, variant or "", tiles, num_splits, batch_invariant)
+    result = (out, lse) if return_lse else out
+    return (result, kernel.handle) if return_kernel else result
+
+
+class _VarlenCall:
+    """What varlen's checks found: sizes, scale, mask items, score_mod text,
+    captures and sinks (float32) of a call."""
+
+    def __init__(self, **fields):
+        self.__dict__.update(fields)
+
+
+def _window_pair(window):
+    return (-1, -1) if window is None else tuple(int(w) for w in window)
+
+
+def _records_grad(q, k, v, sinks):
+    return _attn._grad_enabled() and any(t is not None and t.requires_grad for t in (q, k, v, sinks))
+
+
+def _check_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, dropout_p, scale, causal, window, softcap, score_mod,
+                  score_mod_captures, sinks, differentiable=False):
+    """Checks a varlen call (shapes, dtypes, devices, offsets); returns a
+    _VarlenCall."""
     torch = _attn.torch
     if torch is None:
         raise _error("needs PyTorch (import torch failed)")
@@ -202,54 +255,237 @@ def varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, drop
         raise _error(f"k's heads {hkv} must divide q's {hq}")
     if min(tq, tk, hq, dqk, dv) == 0:
         raise _error(f"q {tuple(q.shape)}, k {tuple(k.shape)} and v {tuple(v.shape)} must not be empty")
-    max_seqlen_q = _host_length("max_seqlen_q", max_seqlen_q)
-    max_seqlen_k = _host_length("max_seqlen_k", max_seqlen_k)
-    if _attn._grad_enabled() and any(t.requires_grad for t in (q, k, v)):
-        raise _error("has no backward yet and q, k or v requires grad with autograd on: run under "
-                     "torch.no_grad() or torch.inference_mode(), or pass detached tensors")
     items = _window_items(causal, window)
     score_mod = _score_mod_of(softcap, score_mod)
     captures = _attn._check_captures(score_mod, score_mod_captures, device)
-    sinks = _attn._check_sinks(sinks, hq, device, "attn.varlen")
+    sinks = _attn._check_sinks(sinks, hq, device, "attn.varlen", differentiable)
     if scale is None:
         scale = 1.0 / math.sqrt(dqk)
-    tiles = (block_m, block_n, num_warps, stages)
     names = _attn._DTYPE_NAMES
     capture_types = tuple((tuple(c.shape), names[c.dtype]) for c in captures)
-    spec = ("varlen", names[q.dtype], hq, hkv, dqk, dv, float(scale), items, score_mod, bool(return_lse),
-            variant or "", tiles, capture_types, sinks is not None)
+    return _VarlenCall(device=device, dtype=names[q.dtype], tq=tq, tk=tk, hq=hq, hkv=hkv, dqk=dqk, dv=dv,
+                       scale=float(scale), items=items, score_mod=score_mod, captures=captures,
+                       capture_types=capture_types, sinks=sinks)
 
-    def describe():
-        return ", ".join(f"{n} {tuple(t.shape)} {str(t.dtype).replace('torch.', '')} on {t.device}"
-                         for n, t in (("q", q), ("k", k), ("v", v)))
 
-    kernel = _compiled(spec, lambda: _varlen_mlir(names[q.dtype], hq, hkv, dqk, dv, float(scale), items,
-                                                  score_mod, return_lse, capture_types, sinks is not None),
-                       score_mod, variant or "", tiles, describe, device)
+def _describe_packed(q, k, v):
+    return ", ".join(f"{n} {tuple(t.shape)} {str(t.dtype).replace('torch.', '')} on {t.device}"
+                     for n, t in (("q", q), ("k", k), ("v", v)))
 
-    q = q if q.stride(2) == 1 else q.contiguous()
-    k = k if k.stride(2) == 1 else k.contiguous()
-    v = v if v.stride(2) == 1 else v.contiguous()
+
+def _packed(t):
+    """(tokens, heads, dim) as the C API's BHSD strides, none along the batch."""
+    return (t.data_ptr(), 0, t.stride(1), t.stride(0), t.stride(2))
+
+
+def _head_dim_contiguous(t):
+    return t if t.stride(2) == 1 else t.contiguous()
+
+
+def _varlen_text(c, return_lse):
+    return lambda: _varlen_mlir(c.dtype, c.hq, c.hkv, c.dqk, c.dv, c.scale, c.items, c.score_mod, return_lse,
+                                c.capture_types, c.sinks is not None)
+
+
+def _varlen_forward(c, q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, return_lse, variant,
+                    tiles, num_splits, batch_invariant):
+    """One launch of the varlen kernel of call `c`; returns (out, lse or
+    None, kernel)."""
+    torch = _attn.torch
+    device = c.device
+    spec = ("varlen", c.dtype, c.hq, c.hkv, c.dqk, c.dv, c.scale, c.items, c.score_mod, bool(return_lse),
+            variant, tiles, c.capture_types, c.sinks is not None)
+    kernel = _compiled(spec, _varlen_text(c, return_lse), c.score_mod, variant, tiles,
+                       lambda: _describe_packed(q, k, v), device)
+    q, k, v = _head_dim_contiguous(q), _head_dim_contiguous(k), _head_dim_contiguous(v)
     cu_q = cu_seqlens_q.contiguous()
     cu_k = cu_seqlens_k.contiguous()
-    out = torch.empty((tq, hq, dv), device=device, dtype=q.dtype)
-    lse = torch.empty((hq, tq), device=device, dtype=torch.float32) if return_lse else None
-    captures = [c.contiguous() for c in captures]
-    capture_ptrs = [c.data_ptr() for c in captures] + [0] * (_attn._MAX_SCORE_MOD_CAPTURES - len(captures))
-
-    def packed(t):  # (tokens, heads, dim) as BHSD strides, none along the batch
-        return (t.data_ptr(), 0, t.stride(1), t.stride(0), t.stride(2))
-
+    out = torch.empty((c.tq, c.hq, c.dv), device=device, dtype=q.dtype)
+    lse = torch.empty((c.hq, c.tq), device=device, dtype=torch.float32) if return_lse else None
+    captures = [t.contiguous() for t in c.captures]
+    capture_ptrs = _attn._capture_pointers(captures)
     batch = cu_q.numel() - 1
-    args = _attn._FLASH_ARGS.pack(batch, tq, tk, *packed(q), *packed(k), *packed(v), *packed(out),
+    args = _attn._FLASH_ARGS.pack(batch, c.tq, c.tk, *_packed(q), *_packed(k), *_packed(v), *_packed(out),
                                   lse.data_ptr() if lse is not None else 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                                   num_splits, *capture_ptrs, cu_q.data_ptr(), cu_k.data_ptr(),
-                                  max_seqlen_q, max_seqlen_k, sinks.data_ptr() if sinks is not None else 0,
+                                  max_seqlen_q, max_seqlen_k, c.sinks.data_ptr() if c.sinks is not None else 0,
                                   0, 0, 0, 0, int(bool(batch_invariant)))
     dev = device.index if device.index is not None else torch.cuda.current_device()
-    _launch(kernel, args, device, dev, (batch, tq, tk, max_seqlen_k, num_splits, dev, bool(batch_invariant)))
-    result = (out, lse) if return_lse else out
-    return (result, kernel.handle) if return_kernel else result
+    _launch(kernel, args, device, dev, (batch, c.tq, c.tk, max_seqlen_k, num_splits, dev, bool(batch_invariant)))
+    return out, lse, kernel
+
+
+def _varlen_backward_kernel(c, device, describe):
+    """The backward of call `c`'s attention (with dsinks if it has sinks),
+    compiled on first use; the training step's forward is not kept."""
+    key = ("varlen", c.dtype, c.hq, c.hkv, c.dqk, c.dv, c.scale, c.items, c.score_mod, c.capture_types,
+           c.sinks is not None)
+
+    def compile():
+        text = _varlen_text(c, True)()
+        forward, backward = ctypes.c_void_p(), ctypes.c_void_p()
+        lib = _attn.library()
+        if lib.attn_compile_training(_attn._get_context(), text.encode(), 0, ctypes.byref(forward),
+                                     ctypes.byref(backward)):
+            error = _attn._compile_error(lib.attn_last_error().decode(), text, c.score_mod, describe(),
+                                         backward=True)
+            raise _attn.AttnError(str(error).replace("attn.sdpa", "attn.varlen", 1))
+        lib.attn_kernel_destroy(forward)
+        return _attn._Kernel(backward)
+
+    return _attn._compiled_once(
+        _attn._backward_kernels, (key, False), device,
+        lambda: (f"the backward of attn.varlen({describe()}) needs a kernel compiled while a CUDA graph is "
+                 "being captured, where compiling is not allowed: run a training step once before capturing"),
+        compile)
+
+
+def _varlen_backward(c, grad_out, q, k, v, out, lse, cu_seqlens_q, cu_seqlens_k, deterministic):
+    """dq, dk, dv and the float32 (Hq,) dsinks (an empty tensor without
+    sinks) of a varlen call; rows of no sequence get 0."""
+    torch = _attn.torch
+    device = c.device
+    kernel = _varlen_backward_kernel(c, device, lambda: _describe_packed(q, k, v))
+    q, k, v, o = (_head_dim_contiguous(t) for t in (q, k, v, out))
+    do = grad_out.to(q.dtype)
+    # 16-byte rows for the backward's loads (autograd may hand over any layout).
+    if do.stride(2) != 1 or do.stride(0) % 8 or do.stride(1) % 8 or do.data_ptr() % 16:
+        do = do.contiguous()
+    lse = lse.contiguous()
+    grad_q = torch.zeros((c.tq, c.hq, c.dqk), device=device, dtype=q.dtype)
+    grad_k = torch.zeros((c.tk, c.hkv, c.dqk), device=device, dtype=q.dtype)
+    grad_v = torch.zeros((c.tk, c.hkv, c.dv), device=device, dtype=q.dtype)
+    grad_sinks = torch.empty((c.hq,), device=device, dtype=torch.float32) if c.sinks is not None else None
+    cu_q = cu_seqlens_q.contiguous()
+    cu_k = cu_seqlens_k.contiguous()
+    captures = [t.contiguous() for t in c.captures]
+    batch = cu_q.numel() - 1
+    no_tensor = (0, 0, 0, 0, 0)
+    args = _attn._BACKWARD_ARGS.pack(
+        batch, c.tq, c.tk, *_packed(q), *_packed(k), *_packed(v), *_packed(o), *_packed(do), lse.data_ptr(),
+        *_packed(grad_q), *_packed(grad_k), *_packed(grad_v), 0, *no_tensor, *no_tensor, *no_tensor,
+        int(bool(deterministic)), *_attn._capture_pointers(captures),
+        c.sinks.data_ptr() if c.sinks is not None else 0,
+        grad_sinks.data_ptr() if grad_sinks is not None else 0, cu_q.data_ptr(), cu_k.data_ptr())
+    lib = _attn._lib
+    dev = device.index if device.index is not None else torch.cuda.current_device()
+    size = ctypes.c_uint64()
+    if lib.attn_backward_workspace_size(kernel.ptr, args, ctypes.byref(size)):
+        raise _error(lib.attn_last_error().decode())
+    workspace = torch.empty(size.value, device=device, dtype=torch.uint8)
+    config = _attn._LAUNCH_CONFIG.pack(0, dev, _attn._current_stream(dev), workspace.data_ptr(), size.value)
+    if lib.attn_launch_backward(kernel.ptr, args, config):
+        raise _error(lib.attn_last_error().decode())
+    empty = q.new_empty((0,), dtype=torch.float32)
+    return grad_q, grad_k, grad_v, empty if grad_sinks is None else grad_sinks
+
+
+# torch.ops.attn.varlen: the forward autograd records; lse has 0 elements
+# unless return_lse (a recorded call always asks for it).
+_VARLEN_SCHEMA = ("varlen(Tensor q, Tensor k, Tensor v, Tensor cu_seqlens_q, Tensor cu_seqlens_k, "
+                  "int max_seqlen_q, int max_seqlen_k, Tensor[] score_mod_captures, Tensor? sinks, *, "
+                  "float scale, bool causal, int[] window, str? score_mod=None, str variant=\"\", "
+                  "int block_m=0, int block_n=0, int num_warps=0, int stages=0, int num_splits=0, "
+                  "bool batch_invariant=False, bool? deterministic=None) -> (Tensor, Tensor)")
+# dq, dk, dv and dsinks (0 elements without sinks).
+_VARLEN_BACKWARD_SCHEMA = ("varlen_backward(Tensor grad_out, Tensor q, Tensor k, Tensor v, Tensor out, "
+                           "Tensor lse, Tensor cu_seqlens_q, Tensor cu_seqlens_k, Tensor[] score_mod_captures, "
+                           "Tensor? sinks, *, float scale, bool causal, int[] window, str? score_mod=None, "
+                           "bool deterministic=False) -> (Tensor, Tensor, Tensor, Tensor)")
+
+
+def _op_call(q, k, v, cu_seqlens_q, cu_seqlens_k, captures, sinks, scale, causal, window, score_mod):
+    return _check_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, 0.0, scale, causal, window, 0.0,
+                         _attn._score_mod_text(score_mod), captures, sinks, differentiable=True)
+
+
+def _varlen_op_impl(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, score_mod_captures, sinks, *,
+                    scale, causal, window, score_mod=None, variant="", block_m=0, block_n=0, num_warps=0,
+                    stages=0, num_splits=0, batch_invariant=False, deterministic=None):
+    c = _op_call(q, k, v, cu_seqlens_q, cu_seqlens_k, score_mod_captures, sinks, scale, causal, window, score_mod)
+    out, lse, _ = _varlen_forward(c, q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, True,
+                                  variant, (block_m, block_n, num_warps, stages), num_splits, batch_invariant)
+    return out, lse
+
+
+def _varlen_op_fake(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, score_mod_captures, sinks, *,
+                    scale, causal, window, score_mod=None, variant="", block_m=0, block_n=0, num_warps=0,
+                    stages=0, num_splits=0, batch_invariant=False, deterministic=None):
+    return (q.new_empty((q.shape[0], q.shape[1], v.shape[2])),
+            q.new_empty((q.shape[1], q.shape[0]), dtype=_attn.torch.float32))
+
+
+def _varlen_setup_context(ctx, inputs, keyword_only_inputs, output):
+    q, k, v, cu_q, cu_k, _, _, captures, sinks = inputs
+    o = keyword_only_inputs
+    sinks_grad = sinks is not None and sinks.requires_grad
+    if type(q) is _attn._TorchTensor:  # eager (not traced): compile the backward now, so its errors come here
+        c = _op_call(q, k, v, cu_q, cu_k, captures, sinks, o["scale"], o["causal"], o["window"], o["score_mod"])
+        _varlen_backward_kernel(c, q.device, lambda: _describe_packed(q, k, v))
+    out, lse = output
+    ctx.mark_non_differentiable(lse)
+    ctx.save_for_backward(q, k, v, out, lse, cu_q, cu_k, sinks, *captures)
+    ctx.attn = dict(scale=o["scale"], causal=o["causal"], window=o["window"], score_mod=o["score_mod"],
+                    sinks_grad=sinks_grad, deterministic=bool(o["deterministic"]))
+
+
+def _varlen_op_backward(ctx, grad_out, grad_lse):
+    q, k, v, out, lse, cu_q, cu_k, sinks, *captures = ctx.saved_tensors
+    a = ctx.attn
+    if _attn._grad_enabled() and any(t is not None and t.requires_grad for t in (grad_out, q, k, v, sinks)):
+        raise _error("has no double backward: its backward is not differentiable (a gradient taken with "
+                     "create_graph=True cannot be differentiated again)")
+    grad_q, grad_k, grad_v, grad_sinks = _attn.torch.ops.attn.varlen_backward(
+        grad_out, q, k, v, out, lse, cu_q, cu_k, captures, sinks, scale=a["scale"], causal=a["causal"],
+        window=a["window"], score_mod=a["score_mod"], deterministic=a["deterministic"])
+    needs = ctx.needs_input_grad
+    grads = {0: grad_q, 1: grad_k, 2: grad_v,
+             8: grad_sinks.to(sinks.dtype).view(sinks.shape) if sinks is not None and a["sinks_grad"] else None}
+    result = []
+    for i, need in enumerate(needs):
+        if isinstance(need, (list, tuple)):
+            result.append([None] * len(need))
+        else:
+            result.append(grads.get(i) if need else None)
+    return tuple(result)
+
+
+def _varlen_backward_op_impl(grad_out, q, k, v, out, lse, cu_seqlens_q, cu_seqlens_k, score_mod_captures, sinks, *,
+                             scale, causal, window, score_mod=None, deterministic=False):
+    c = _op_call(q, k, v, cu_seqlens_q, cu_seqlens_k, score_mod_captures, sinks, scale, causal, window, score_mod)
+    return _varlen_backward(c, grad_out, q, k, v, out, lse, cu_seqlens_q, cu_seqlens_k, deterministic)
+
+
+def _varlen_backward_op_fake(grad_out, q, k, v, out, lse, cu_seqlens_q, cu_seqlens_k, score_mod_captures, sinks, *,
+                             scale, causal, window, score_mod=None, deterministic=False):
+    torch = _attn.torch
+    dsinks = q.new_empty((q.shape[1],) if sinks is not None else (0,), dtype=torch.float32)
+    return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v), dsinks
+
+
+def _register_varlen_ops():
+    torch = _attn.torch
+    try:
+        torch.ops.attn.varlen.default  # another copy of this package registered it
+        return
+    except (AttributeError, RuntimeError):
+        pass
+    lib = torch.library.Library("attn", "FRAGMENT")
+    tags = tuple(getattr(torch.Tag, name) for name in ("pt2_compliant_tag", "needs_fixed_stride_order")
+                 if hasattr(torch.Tag, name))
+    lib.define(_VARLEN_SCHEMA, tags=tags)
+    torch.library.impl("attn::varlen", ("cpu", "cuda"), _varlen_op_impl, lib=lib)
+    torch.library.register_fake("attn::varlen", _varlen_op_fake, lib=lib)
+    torch.library.register_autograd("attn::varlen", _varlen_op_backward, setup_context=_varlen_setup_context,
+                                    lib=lib)
+    lib.define(_VARLEN_BACKWARD_SCHEMA, tags=tags)
+    torch.library.impl("attn::varlen_backward", ("cpu", "cuda"), _varlen_backward_op_impl, lib=lib)
+    torch.library.register_fake("attn::varlen_backward", _varlen_backward_op_fake, lib=lib)
+    _attn._keep.append(lib)
+
+
+if _attn.torch is not None:
+    _register_varlen_ops()
 
 
 def _kvcache_mlir(dtype, hq, hkv, dqk, dv, sq, scale, items, score_mod, return_lse, captures, sinks, paged):

@@ -142,6 +142,108 @@ def test_varlen_decode_is_capturable_in_a_cuda_graph():
     assert not torch.equal(captured, out)
 
 
+def rel(a, b):
+    norm = b.norm().item()
+    return (a.double() - b).norm().item() / (norm if norm > 0 else 1.0)
+
+
+def varlen_gradients_reference(q, k, v, sinks, grad, lengths_q, lengths_k, scale, **mask):
+    """dq, dk, dv (and dsinks) in float64 of each sequence alone, packed;
+    rows of no sequence get 0."""
+    leaves = [t.detach().double().requires_grad_() for t in (q, k, v)]
+    s64 = sinks.detach().double().requires_grad_() if sinks is not None else None
+    cq, ck = offsets(lengths_q), offsets(lengths_k)
+    loss = 0.0
+    for b in range(len(lengths_q)):
+        if lengths_q[b] == 0:
+            continue
+        out, _ = dense_reference(leaves[0][cq[b]:cq[b + 1]], leaves[1][ck[b]:ck[b + 1]],
+                                 leaves[2][ck[b]:ck[b + 1]], scale, sinks=s64, **mask)
+        loss = loss + (out * grad[cq[b]:cq[b + 1]].double()).sum()
+    loss.backward()
+    grads = [t.grad if t.grad is not None else torch.zeros_like(t) for t in leaves]
+    return grads + ([s64.grad] if s64 is not None else [])
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("lengths", LENGTHS)
+@pytest.mark.parametrize("causal", [False, True])
+def test_varlen_backward_matches_each_sequence_alone(dtype, lengths, causal):
+    # Packed-sequence training: attn.varlen differentiates q, k and v of
+    # every sequence (empty ones, more keys than queries, GQA 8/2).
+    torch.manual_seed(11)
+    lq, lk = lengths
+    q, k, v, cu_q, cu_k = ragged(lq, lk, 8, 2, 64, dtype)
+    for t in (q, k, v):
+        t.requires_grad_()
+    scale = 0.125
+    out = attn.varlen(q, k, v, cu_q, cu_k, max(lq), max(lk), scale=scale, causal=causal)
+    grad = torch.randn_like(out)
+    out.backward(grad)
+    want = varlen_gradients_reference(q, k, v, None, grad, lq, lk, scale, causal=causal)
+    for what, got, ref in zip(("dq", "dk", "dv"), (q.grad, k.grad, v.grad), want):
+        assert got.dtype == dtype and got.shape == ref.shape
+        assert rel(got, ref) < 1e-2, (what, rel(got, ref))
+
+
+def test_varlen_backward_sinks_window_softcap_and_gaps():
+    # Learned sinks (gpt-oss), a sliding window and a softcap (Gemma 2) on
+    # packed sequences; the offsets leave rows of no sequence at the end of
+    # q and k, whose gradients are 0. Deterministic: bitwise the same twice.
+    torch.manual_seed(12)
+    lq, lk = [40, 0, 129, 7], [40, 5, 200, 1]
+    q, k, v, cu_q, cu_k = ragged(lq, lk, 4, 2, 128, torch.bfloat16)
+    pad = lambda t: torch.cat([t, torch.randn(9, *t.shape[1:], device="cuda", dtype=t.dtype)])  # noqa: E731
+    q, k, v = (pad(t).requires_grad_() for t in (q, k, v))
+    sinks = (torch.randn(4, device="cuda") * 2).requires_grad_()
+    grad = torch.randn(q.shape[0], 4, 128, device="cuda", dtype=torch.bfloat16)
+    grads = []
+    for _ in range(2):
+        for t in (q, k, v, sinks):
+            t.grad = None
+        out = attn.varlen(q, k, v, cu_q, cu_k, max(lq), max(lk), causal=True, window=(31, 0), softcap=20.0,
+                          sinks=sinks)
+        out.backward(grad)
+        grads.append([t.grad.clone() for t in (q, k, v, sinks)])
+    for a, b in zip(*grads):
+        assert torch.equal(a, b)
+    nq, nk = sum(lq), sum(lk)
+    want = varlen_gradients_reference(q[:nq], k[:nk], v[:nk], sinks, grad[:nq], lq, lk, q.shape[-1] ** -0.5,
+                                      causal=True, window=(31, 0), softcap=20.0)
+    for what, got, ref in zip(("dq", "dk", "dv"), (q.grad[:nq], k.grad[:nk], v.grad[:nk]), want):
+        assert rel(got, ref) < 1e-2, (what, rel(got, ref))
+    assert not q.grad[nq:].any() and not k.grad[nk:].any() and not v.grad[nk:].any()
+    # dsinks cancels (terms of both signs): relative to the sum of |terms|.
+    assert sinks.grad.shape == (4,) and sinks.grad.dtype == torch.float32
+    scale = sinks.grad.abs().double().clamp_min(1.0)
+    assert ((sinks.grad.double() - want[3]) / scale).abs().max() < 2e-2, (sinks.grad, want[3])
+
+
+def test_varlen_backward_under_torch_compile_and_errors():
+    torch.manual_seed(13)
+    lq, lk = [33, 64, 1], [33, 80, 9]
+    q, k, v, cu_q, cu_k = ragged(lq, lk, 4, 4, 64, torch.bfloat16)
+    for t in (q, k, v):
+        t.requires_grad_()
+
+    def step(q, k, v):
+        return attn.varlen(q, k, v, cu_q, cu_k, 64, 80, causal=True).float().square().sum()
+
+    eager = torch.autograd.grad(step(q, k, v), (q, k, v))
+    compiled = torch.autograd.grad(torch.compile(step)(q, k, v), (q, k, v))
+    for a, b in zip(eager, compiled):
+        assert torch.equal(a, b)
+    with pytest.raises(attn.AttnError, match="return_kernel"):
+        attn.varlen(q, k, v, cu_q, cu_k, 64, 80, return_kernel=True)
+    captures = torch.ones(4, device="cuda", requires_grad=True)
+    body = """
+    %s = tensor.extract %capture0[%h] : tensor<4xf32>
+    %y = arith.mulf %score, %s : f32
+    attn.yield %y : f32"""
+    with pytest.raises(attn.AttnError, match=r"score_mod_captures\[0\] requires grad"):
+        attn.varlen(q, k, v, cu_q, cu_k, 64, 80, score_mod=body, score_mod_captures=[captures])
+
+
 def test_varlen_argument_errors_name_the_argument():
     q, k, v, cu_q, cu_k = ragged([4, 4], [4, 4], 2, 2, 64, torch.bfloat16)
     with pytest.raises(attn.AttnError, match="cu_seqlens_q must be int32"):
@@ -213,11 +315,12 @@ def test_sinks_errors_name_the_argument():
         attn.sdpa(q, q, q, sinks=torch.zeros(2, device="cuda"))
     with pytest.raises(attn.AttnError, match="sinks is on cpu"):
         attn.sdpa(q, q, q, sinks=torch.zeros(4))
-    # attn.varlen has no backward: learned sinks there are refused.
-    cu = torch.tensor([0, 8], device="cuda", dtype=torch.int32)
+    # attn.with_kvcache has no backward: learned sinks there are refused.
+    cache = q.transpose(1, 2).contiguous()
+    lengths = torch.tensor([8], device="cuda", dtype=torch.int32)
     with pytest.raises(attn.AttnError, match="sinks requires grad"):
-        attn.varlen(q[0].transpose(0, 1), q[0].transpose(0, 1), q[0].transpose(0, 1), cu, cu, 8, 8,
-                    sinks=torch.zeros(4, device="cuda", requires_grad=True))
+        attn.with_kvcache(cache[:, :1], cache, cache, lengths,
+                          sinks=torch.zeros(4, device="cuda", requires_grad=True))
 
 
 def cache_keys(k_cache, block_table, b, length):

@@ -46,17 +46,8 @@ module {
 
 // -----
 
-func.func @ragged(%q: tensor<100x2x16xbf16>, %k: tensor<37x2x16xbf16>, %cq: tensor<9xi32>, %ck: tensor<9xi32>) -> tensor<100x2x16xbf16> {
-  // expected-error @+1 {{'attn.flash' op is a ragged batch (cu_seqlens); --attn-derive-backward differentiates dense batches}}
-  %o = attn.flash %q, %k, %k cu_seqlens_q(%cq : tensor<9xi32>) cu_seqlens_k(%ck : tensor<9xi32>) {scale = 1.0 : f32}
-    : tensor<100x2x16xbf16>, tensor<37x2x16xbf16>, tensor<37x2x16xbf16> -> tensor<100x2x16xbf16>
-  return %o : tensor<100x2x16xbf16>
-}
-
-// -----
-
 func.func @paged(%q: tensor<3x2x1x16xbf16>, %kc: tensor<20x2x8x16xbf16>, %len: tensor<3xi32>, %t: tensor<3x5xi32>) -> tensor<3x2x1x16xbf16> {
-  // expected-error @+1 {{'attn.flash' op is a paged cache (block_table); --attn-derive-backward differentiates dense batches}}
+  // expected-error @+1 {{'attn.flash' op is a paged cache (block_table); --attn-derive-backward differentiates dense and ragged batches}}
   %o = attn.flash %q, %kc, %kc lengths(%len : tensor<3xi32>) block_table(%t : tensor<3x5xi32>)
       {scale = 1.0 : f32, mask = #attn.mask<key_padding>}
     : tensor<3x2x1x16xbf16>, tensor<20x2x8x16xbf16>, tensor<20x2x8x16xbf16> -> tensor<3x2x1x16xbf16>

@@ -223,3 +223,24 @@ func.func @sinks(%q: tensor<1x4x16x64xbf16>, %bias: tensor<1x4x16x16xf32>, %s: t
   %o = attn.flash %q, %q, %q bias(%bias : tensor<1x4x16x16xf32>) sinks(%s : tensor<4xf32>) {scale = 0.125 : f32, mask = #attn.mask<causal, bias>} : tensor<1x4x16x64xbf16>, tensor<1x4x16x64xbf16>, tensor<1x4x16x64xbf16> -> tensor<1x4x16x64xbf16>
   return %o : tensor<1x4x16x64xbf16>
 }
+
+// -----
+
+// A ragged batch: the offsets and the sinks carry over, the logsumexp is
+// [Hq, Tq] as the forward writes it, and the packed gradients have the
+// packed operands' types.
+// CHECK-LABEL: func @ragged
+// CHECK-SAME: (%[[Q:[a-z0-9]+]]: tensor<300x8x64xbf16>, %[[K:[a-z0-9]+]]: tensor<500x2x64xbf16>, %[[V:[a-z0-9]+]]: tensor<500x2x64xbf16>, %[[CQ:[a-z0-9]+]]: tensor<5xi32>, %[[CK:[a-z0-9]+]]: tensor<5xi32>, %[[S:[a-z0-9]+]]: tensor<8xf32>, %[[DO:[a-z0-9]+]]: tensor<300x8x64xbf16>)
+// CHECK: %[[O:.*]], %[[LSE:.*]] = attn.flash %[[Q]], %[[K]], %[[V]] cu_seqlens_q(%[[CQ]] : tensor<5xi32>) cu_seqlens_k(%[[CK]] : tensor<5xi32>) sinks(%[[S]] : tensor<8xf32>)
+// CHECK-SAME: -> tensor<300x8x64xbf16>, tensor<8x300xf32>
+// CHECK-NEXT: %[[DQ:.*]], %[[DK:.*]], %[[DV:.*]], %[[DS:.*]] = attn.flash_bwd %[[Q]], %[[K]], %[[V]], %[[O]], %[[DO]], %[[LSE]] cu_seqlens_q(%[[CQ]] : tensor<5xi32>) cu_seqlens_k(%[[CK]] : tensor<5xi32>) sinks(%[[S]] : tensor<8xf32>)
+// CHECK-SAME: {mask = #attn.mask<causal, bottom_right>, scale = 1.250000e-01 : f32}
+// CHECK-SAME: : tensor<300x8x64xbf16>, tensor<500x2x64xbf16>, tensor<500x2x64xbf16>, tensor<300x8x64xbf16>, tensor<300x8x64xbf16>, tensor<8x300xf32>
+// CHECK-SAME: -> tensor<300x8x64xbf16>, tensor<500x2x64xbf16>, tensor<500x2x64xbf16>{{$}}
+// CHECK-NEXT: return %[[O]], %[[DQ]], %[[DK]], %[[DV]], %[[DS]]
+func.func @ragged(%q: tensor<300x8x64xbf16>, %k: tensor<500x2x64xbf16>, %v: tensor<500x2x64xbf16>, %cq: tensor<5xi32>, %ck: tensor<5xi32>, %sinks: tensor<8xf32>) -> tensor<300x8x64xbf16> {
+  %o = attn.flash %q, %k, %v cu_seqlens_q(%cq : tensor<5xi32>) cu_seqlens_k(%ck : tensor<5xi32>) sinks(%sinks : tensor<8xf32>)
+      {scale = 0.125 : f32, mask = #attn.mask<causal, bottom_right>}
+      : tensor<300x8x64xbf16>, tensor<500x2x64xbf16>, tensor<500x2x64xbf16> -> tensor<300x8x64xbf16>
+  return %o : tensor<300x8x64xbf16>
+}

@@ -184,6 +184,70 @@ TEST(BackwardAPI, SinksGetTheirGradientFromAFifthEntry) {
       << s.message();
 }
 
+TEST(BackwardAPI, RaggedBatchRunsSm80sKernelsOverEverySequence) {
+  // A ragged training step: the backward is sm80's on sm_90a too (the
+  // wgmma kernels' dQ sums and tiles are per batch entry), specialized for
+  // the packed layout, and needs the offsets; a dense backward refuses
+  // them.
+  const std::string text =
+      "func.func @f(%q: tensor<900x8x64xbf16>, %k: tensor<1300x2x64xbf16>, "
+      "%v: tensor<1300x2x64xbf16>, %cq: tensor<8xi32>, %ck: tensor<8xi32>) "
+      "-> tensor<900x8x64xbf16> {\n"
+      "  %o = attn.flash %q, %k, %v cu_seqlens_q(%cq : tensor<8xi32>) "
+      "cu_seqlens_k(%ck : tensor<8xi32>) {scale = 0.125 : f32, mask = "
+      "#attn.mask<causal, bottom_right>} : tensor<900x8x64xbf16>, "
+      "tensor<1300x2x64xbf16>, tensor<1300x2x64xbf16> -> "
+      "tensor<900x8x64xbf16>\n"
+      "  return %o : tensor<900x8x64xbf16>\n}\n";
+  auto kernel = compileBackward(text, false, "sm_90a");
+  ASSERT_TRUE(kernel);
+  const KernelSpec &spec = kernel->spec();
+  EXPECT_TRUE(spec.varlen);
+  EXPECT_EQ(spec.variant, "sm80");
+  EXPECT_EQ(spec.batch, 7);
+  EXPECT_NE(spec.name.find("_varlen_sm80_"), std::string::npos) << spec.name;
+  EXPECT_NE(spec.source.find("kVarlen = true"), std::string::npos);
+
+  BackwardArgs a;
+  a.batch = 7;
+  a.seqQ = 900;
+  a.seqKV = 1300;
+  auto *fake = reinterpret_cast<const void *>(uintptr_t(1) << 20);
+  // Packed [T, H, D] as BHSD without a batch stride.
+  auto packed = [&](int64_t heads) {
+    TensorArg t;
+    t.data = fake;
+    t.strides[0] = 0;
+    t.strides[1] = 64;
+    t.strides[2] = heads * 64;
+    t.strides[3] = 1;
+    return t;
+  };
+  a.q = a.o = a.gradOutput = a.gradQ = packed(8);
+  a.k = a.v = a.gradK = a.gradV = packed(2);
+  a.lse = reinterpret_cast<const float *>(fake);
+  a.workspace = DevicePtr(1) << 20;
+  // D of every packed row of every head, one batch entry.
+  ASSERT_TRUE(kernel->workspaceBytes(a).isOk());
+  EXPECT_EQ(*kernel->workspaceBytes(a), (8 * 900 * 4 + 255) / 256 * 256);
+  a.workspaceBytes = *kernel->workspaceBytes(a);
+  Status missing = kernel->validate(a);
+  EXPECT_NE(missing.message().find("needs 'cuSeqlensQ' and 'cuSeqlensK'"),
+            std::string::npos)
+      << missing.message();
+  a.cuSeqlensQ = a.cuSeqlensK = reinterpret_cast<const int *>(fake);
+  EXPECT_TRUE(kernel->validate(a).isOk()) << kernel->validate(a).toString();
+
+  auto dense = compileBackward(forward());
+  ASSERT_TRUE(dense);
+  BackwardArgs b = validArgs(*dense);
+  b.cuSeqlensQ = b.cuSeqlensK = reinterpret_cast<const int *>(fake);
+  Status s = dense->validate(b);
+  EXPECT_NE(s.message().find("is the backward of a dense batch"),
+            std::string::npos)
+      << s.message();
+}
+
 TEST(BackwardAPI, DeterministicModeCannotSumABroadcastBiasGradient) {
   auto kernel = compileBackward(forward("1x4x300x300"), /*biasGrad=*/true);
   ASSERT_TRUE(kernel);

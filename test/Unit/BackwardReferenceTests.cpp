@@ -53,6 +53,10 @@ struct Attention {
   /// A score_mod body over %score, %b, %h, %q_idx, %kv_idx (and %cap)
   /// ending in attn.yield; empty for none.
   std::string scoreMod;
+  /// A ragged batch when not empty: batch + 1 offsets of the queries and
+  /// the keys; q, k, v are then packed [seqQ or seqKV tokens, H, D].
+  std::vector<int64_t> cuSeqlensQ, cuSeqlensK;
+  bool ragged() const { return !cuSeqlensQ.empty(); }
 };
 
 std::string tensorType(const std::vector<int64_t> &shape, const char *element) {
@@ -67,16 +71,24 @@ protected:
   BackwardReferenceTest() { attn::registerAttnDialects(context); }
 
   std::vector<int64_t> qShape() const {
+    if (a.ragged())
+      return {a.seqQ, a.headsQ, a.headDimQK};
     return {a.batch, a.headsQ, a.seqQ, a.headDimQK};
   }
   std::vector<int64_t> kShape() const {
+    if (a.ragged())
+      return {a.seqKV, a.headsKV, a.headDimQK};
     return a.transposeK ? std::vector<int64_t>{a.batch, a.headsKV, a.headDimQK, a.seqKV}
                         : std::vector<int64_t>{a.batch, a.headsKV, a.seqKV, a.headDimQK};
   }
   std::vector<int64_t> vShape() const {
+    if (a.ragged())
+      return {a.seqKV, a.headsKV, a.headDimV};
     return {a.batch, a.headsKV, a.seqKV, a.headDimV};
   }
   std::vector<int64_t> oShape() const {
+    if (a.ragged())
+      return {a.seqQ, a.headsQ, a.headDimV};
     return {a.batch, a.headsQ, a.seqQ, a.headDimV};
   }
 
@@ -103,8 +115,12 @@ protected:
     std::string bias = tensorType(a.biasShape, "f32");
     std::string capture = tensorType(a.captureShape, "f32");
     std::string sinks = tensorType(a.sinksShape, "f32");
+    std::string offsets =
+        tensorType({int64_t(a.cuSeqlensQ.size())}, "i32");
     std::ostringstream os;
     os << "func.func @f(%q: " << q << ", %k: " << k << ", %v: " << v;
+    if (a.ragged())
+      os << ", %cq: " << offsets << ", %ck: " << offsets;
     if (!a.lengths.empty())
       os << ", %len: " << lengths;
     if (a.keep)
@@ -124,6 +140,9 @@ protected:
       os << " bias(%bias : " << bias << ")";
     if (!a.captureShape.empty())
       os << " captures(%capture : " << capture << ")";
+    if (a.ragged())
+      os << " cu_seqlens_q(%cq : " << offsets << ") cu_seqlens_k(%ck : "
+         << offsets << ")";
     if (!a.sinksShape.empty())
       os << " sinks(%sinks : " << sinks << ")";
     os << " {scale = " << std::scientific << a.scale << " : f32";
@@ -172,6 +191,14 @@ protected:
     std::vector<HostTensor> inputs = {random(qShape()), random(kShape()),
                                       random(vShape())};
     std::vector<size_t> differentiated = {0, 1, 2};
+    for (const std::vector<int64_t> *cu : {&a.cuSeqlensQ, &a.cuSeqlensK}) {
+      if (cu->empty())
+        continue;
+      HostTensor offsets({int64_t(cu->size())});
+      for (size_t i = 0; i < cu->size(); ++i)
+        offsets.data[i] = double((*cu)[i]);
+      inputs.push_back(offsets);
+    }
     if (!a.lengths.empty()) {
       HostTensor lengths({a.batch});
       for (int64_t b = 0; b < a.batch; ++b)
@@ -227,7 +254,9 @@ protected:
       EXPECT_TRUE(mlir::succeeded(out));
       double sum = 0;
       for (size_t i = 0; i < gradOutput.data.size(); ++i)
-        sum += (*out)[0].data[i] * gradOutput.data[i];
+        // Rows of no sequence of a ragged batch are NaN: not outputs.
+        if (!a.ragged() || !std::isnan((*out)[0].data[i]))
+          sum += (*out)[0].data[i] * gradOutput.data[i];
       return sum;
     };
     const double h = 1e-5;
@@ -237,13 +266,19 @@ protected:
       ASSERT_EQ(analytic.shape, inputs[input].shape) << "gradient " << g;
       double diff = 0, norm = 0;
       for (size_t e = 0; e < analytic.data.size(); ++e) {
-        ASSERT_TRUE(std::isfinite(analytic.data[e]))
-            << "gradient " << g << " element " << e;
         std::vector<HostTensor> x = inputs;
         x[input].data[e] += h;
         double plus = loss(x);
         x[input].data[e] -= 2 * h;
         double numeric = (plus - loss(x)) / (2 * h);
+        // A ragged batch's rows of no sequence are not computed (NaN):
+        // nothing depends on them.
+        if (a.ragged() && std::isnan(analytic.data[e])) {
+          EXPECT_EQ(numeric, 0.0) << "gradient " << g << " element " << e;
+          continue;
+        }
+        ASSERT_TRUE(std::isfinite(analytic.data[e]))
+            << "gradient " << g << " element " << e;
         diff += (numeric - analytic.data[e]) * (numeric - analytic.data[e]);
         norm += numeric * numeric;
       }
@@ -432,6 +467,45 @@ TEST_F(BackwardReferenceTest, SinksWithEmptyRowsAndABias) {
   checkGradients();
   ASSERT_EQ(gradients.size(), 5u);
   EXPECT_EQ(gradients[4].shape, a.sinksShape);
+}
+
+TEST_F(BackwardReferenceTest, RaggedBatchCausalGqaWithSinks) {
+  // Sequences of 3, 0, 5 and 1 queries against 4, 2, 6 and 0 keys: an
+  // empty sequence, keys no query sees, a query with no key (its sinks
+  // still take a gradient), and a row past the last sequence (row 9 of
+  // q, keys 12-13): gradient 0.
+  a.batch = 4;
+  a.seqQ = 10;
+  a.seqKV = 14;
+  a.cuSeqlensQ = {0, 3, 3, 8, 9};
+  a.cuSeqlensK = {0, 4, 6, 12, 12};
+  a.causal = a.bottomRight = true;
+  a.sinksShape = {4};
+  checkGradients();
+}
+
+TEST_F(BackwardReferenceTest, RaggedBatchWindowAndScoreModOfPositions) {
+  // The score_mod sees the sequence and the positions within it.
+  a.batch = 3;
+  a.seqQ = 9;
+  a.seqKV = 11;
+  a.headsKV = 1;
+  a.cuSeqlensQ = {0, 4, 6, 9};
+  a.cuSeqlensK = {0, 5, 6, 11};
+  a.windowLeft = 2;
+  a.windowRight = 1;
+  a.bottomRight = true;
+  a.scoreMod = R"(    %bi = arith.index_cast %b : index to i32
+    %qi = arith.index_cast %q_idx : index to i32
+    %ki = arith.index_cast %kv_idx : index to i32
+    %d = arith.subi %qi, %ki : i32
+    %s = arith.addi %d, %bi : i32
+    %f = arith.sitofp %s : i32 to f32
+    %c = arith.constant 0.25 : f32
+    %m = arith.mulf %f, %c : f32
+    %y = arith.addf %score, %m : f32
+    attn.yield %y : f32)";
+  checkGradients();
 }
 
 TEST_F(BackwardReferenceTest, TransposedK) {

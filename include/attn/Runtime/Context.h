@@ -116,6 +116,12 @@ struct BackwardArgs {
   /// their gradient, [headsQ] f32 each; contiguous.
   const float *sinks = nullptr;
   float *gradSinks = nullptr;
+  /// Ragged batches (a kernel with KernelSpec::varlen), as
+  /// FlashArgs::cuSeqlensQ / cuSeqlensK: `batch` sequences packed in q, o,
+  /// gradOutput and gradQ ([seqQ tokens, Hq, D] as BHSD, strides[0]
+  /// ignored) and in k, v, gradK and gradV ([seqKV tokens, Hkv, D]); lse is
+  /// [Hq, seqQ]. Rows of no sequence are not written.
+  const int *cuSeqlensQ = nullptr, *cuSeqlensK = nullptr;
   /// No atomics: dQ from a second, Q-stationary kernel; bitwise identical
   /// results run to run (a bias that broadcasts cannot get its gradient).
   bool deterministic = false;

@@ -18,6 +18,10 @@
 // one (batch, query head), a warp 16 of them, and sweeps the key tiles like
 // the forward, recomputing S and dP: dQ accumulates in registers in a fixed
 // order, and no atomics are used anywhere.
+//
+// Ragged batches (kVarlen): both grids' x enumerates the tiles of every
+// sequence (sequenceTile, flash_bwd.cuh), and each block works in its
+// sequence's rows.
 #pragma once
 #include "attn/flash_bwd.cuh"
 
@@ -139,8 +143,12 @@ template <class C> struct FlashBackwardKV {
     // A block of keys of one (batch, K/V head); x is the fastest grid
     // index, so the first keys (which positional masks let the most queries
     // see) start first. (A TileSchedule decode here cost 12 registers.)
-    const int n0 = blockIdx.x * kBlockN, hk = blockIdx.y, b = blockIdx.z;
+    int b, keyBlock;
+    if (!sequenceTile<C>(p, p.cu_seqlens_k, p.seq_kv, kBlockN, b, keyBlock))
+      return;
+    const int n0 = keyBlock * kBlockN, hk = blockIdx.y;
     const int group = p.heads_q / p.heads_kv;
+    const SequenceExtent seq = sequenceExtent<C>(p, b);
 
     u16 *sK = reinterpret_cast<u16 *>(smemRaw);
     u16 *sV = sK + kElemsK, *sQ = sV + kElemsV;
@@ -163,12 +171,12 @@ template <class C> struct FlashBackwardKV {
     loadTile<PaddedLayout<kStrideQK>, kBlockN, C::kHeadDimQK, kThreads>(
         sharedAddress(sK),
         static_cast<const u16 *>(p.k) + b * p.k_strides[0] + hk * p.k_strides[1] +
-            static_cast<i64>(n0) * p.k_strides[2],
+            static_cast<i64>(seq.kStart + n0) * p.k_strides[2],
         p.k_strides[2], keysValid, C::kHeadDimQK);
     loadTile<PaddedLayout<kStrideV>, kBlockN, C::kHeadDimV, kThreads>(
         sharedAddress(sV),
         static_cast<const u16 *>(p.v) + b * p.v_strides[0] + hk * p.v_strides[1] +
-            static_cast<i64>(n0) * p.v_strides[2],
+            static_cast<i64>(seq.kStart + n0) * p.v_strides[2],
         p.v_strides[2], keysValid, C::kHeadDimV);
 
     auto loadStep = [&](int t, int stage) {
@@ -176,16 +184,17 @@ template <class C> struct FlashBackwardKV {
       loadTile<PaddedLayout<kStrideQK>, kBlockM, C::kHeadDimQK, kThreads>(
           sharedAddress(sQ + stage * kElemsQ),
           static_cast<const u16 *>(p.q) + b * p.q_strides[0] + h * p.q_strides[1] +
-              static_cast<i64>(m0) * p.q_strides[2],
-          p.q_strides[2], p.seq_q - m0, C::kHeadDimQK);
+              static_cast<i64>(seq.qStart + m0) * p.q_strides[2],
+          p.q_strides[2], seq.seqQ - m0, C::kHeadDimQK);
       loadTile<PaddedLayout<kStrideV>, kBlockM, C::kHeadDimV, kThreads>(
           sharedAddress(sDO + stage * kElemsDO),
           static_cast<const u16 *>(p.dout) + b * p.dout_strides[0] +
-              h * p.dout_strides[1] + static_cast<i64>(m0) * p.dout_strides[2],
-          p.dout_strides[2], p.seq_q - m0, C::kHeadDimV);
-      const i64 row0 = (static_cast<i64>(b) * p.heads_q + h) * p.seq_q + m0;
+              h * p.dout_strides[1] +
+              static_cast<i64>(seq.qStart + m0) * p.dout_strides[2],
+          p.dout_strides[2], seq.seqQ - m0, C::kHeadDimV);
+      const i64 row0 = rowStatIndex<C>(p, b, h, seq.qStart, m0);
       for (int i = threadIdx.x; i < kBlockM; i += kThreads) {
-        const bool valid = m0 + i < p.seq_q;
+        const bool valid = m0 + i < seq.seqQ;
         copyAsync4(sharedAddress(sLse + stage * kBlockM + i),
                    valid ? p.lse + row0 + i : p.lse, valid ? 4 : 0);
         copyAsync4(sharedAddress(sDelta + stage * kBlockM + i),
@@ -300,7 +309,7 @@ template <class C> struct FlashBackwardKV {
 
       // dQ / scale += dS K, added to the f32 sum.
       if (p.dq_accum) {
-        const i64 row0 = (static_cast<i64>(b) * p.heads_q + mask.h) * p.seq_q;
+        const i64 row0 = rowStatIndex<C>(p, b, mask.h, seq.qStart, 0);
 #pragma unroll 1
         for (int c = 0; c < kDqTiles; c += kDqChunk) {
           float dq[kDqMTiles][kDqChunk][4];
@@ -330,7 +339,7 @@ template <class C> struct FlashBackwardKV {
                 const int row =
                     m0 + (dqm * kDqMTiles + mt) * 16 + lane / 4 + half * 8;
                 const int col = dqd * kDqCols + (c + t) * 8 + (lane % 4) * 2;
-                if (row < p.seq_q && col < C::kHeadDimQK)
+                if (row < seq.seqQ && col < C::kHeadDimQK)
                   reduceAddPair(p.dq_accum + (row0 + row) * C::kHeadDimQK + col,
                                 dq[mt][t][2 * half], dq[mt][t][2 * half + 1]);
               }
@@ -340,7 +349,7 @@ template <class C> struct FlashBackwardKV {
     waitAsync<0>();
 
     storeKeyGradients<Ops, C::kHeadDimQK, C::kHeadDimV>(
-        p, b, hk, n0 + 16 * wn, wd * kDkCols, wd * kDvCols, dk, dv);
+        p, seq, b, hk, n0 + 16 * wn, wd * kDkCols, wd * kDvCols, dk, dv);
   }
 };
 
@@ -373,8 +382,12 @@ template <class C> struct FlashBackwardQ {
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     // A block of queries of one (batch, query head). (A TileSchedule decode
     // here cost 40 registers and spilled.)
-    const int m0 = blockIdx.x * kBlockM, h = blockIdx.y, b = blockIdx.z;
+    int b, queryBlock;
+    if (!sequenceTile<C>(p, p.cu_seqlens_q, p.seq_q, kBlockM, b, queryBlock))
+      return;
+    const int m0 = queryBlock * kBlockM, h = blockIdx.y;
     const int hk = h / (p.heads_q / p.heads_kv);
+    const SequenceExtent seq = sequenceExtent<C>(p, b);
 
     u16 *sQ = reinterpret_cast<u16 *>(smemRaw);
     u16 *sDO = sQ + kElemsQ, *sK = sDO + kElemsDO;
@@ -397,17 +410,18 @@ template <class C> struct FlashBackwardQ {
     loadTile<PaddedLayout<kStrideQK>, kBlockM, C::kHeadDimQK, kThreads>(
         sharedAddress(sQ),
         static_cast<const u16 *>(p.q) + b * p.q_strides[0] + h * p.q_strides[1] +
-            static_cast<i64>(m0) * p.q_strides[2],
-        p.q_strides[2], p.seq_q - m0, C::kHeadDimQK);
+            static_cast<i64>(seq.qStart + m0) * p.q_strides[2],
+        p.q_strides[2], seq.seqQ - m0, C::kHeadDimQK);
     loadTile<PaddedLayout<kStrideV>, kBlockM, C::kHeadDimV, kThreads>(
         sharedAddress(sDO),
         static_cast<const u16 *>(p.dout) + b * p.dout_strides[0] +
-            h * p.dout_strides[1] + static_cast<i64>(m0) * p.dout_strides[2],
-        p.dout_strides[2], p.seq_q - m0, C::kHeadDimV);
+            h * p.dout_strides[1] +
+            static_cast<i64>(seq.qStart + m0) * p.dout_strides[2],
+        p.dout_strides[2], seq.seqQ - m0, C::kHeadDimV);
     const u16 *k = static_cast<const u16 *>(p.k) + b * p.k_strides[0] +
-                   hk * p.k_strides[1];
+                   hk * p.k_strides[1] + static_cast<i64>(seq.kStart) * p.k_strides[2];
     const u16 *v = static_cast<const u16 *>(p.v) + b * p.v_strides[0] +
-                   hk * p.v_strides[1];
+                   hk * p.v_strides[1] + static_cast<i64>(seq.kStart) * p.v_strides[2];
     auto loadStep = [&](int i, int stage) {
       const int n0 = (tileBegin + i) * kBlockN;
       loadTile<PaddedLayout<kStrideQK>, kBlockN, C::kHeadDimQK, kThreads>(
@@ -423,9 +437,9 @@ template <class C> struct FlashBackwardQ {
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
       const int row = m0 + warp * 16 + lane / 4 + half * 8;
-      const i64 index = (static_cast<i64>(b) * p.heads_q + h) * p.seq_q + row;
-      lseLog2[half] = row < p.seq_q ? p.lse[index] * kLog2e : negInf();
-      delta[half] = row < p.seq_q ? p.delta[index] : 0.f;
+      const i64 index = rowStatIndex<C>(p, b, h, seq.qStart, row);
+      lseLog2[half] = row < seq.seqQ ? p.lse[index] * kLog2e : negInf();
+      delta[half] = row < seq.seqQ ? p.delta[index] : 0.f;
     }
 
     const u32 qA = sharedAddress(sQ + Tiles::aRowMajor(lane, kStrideQK) +
@@ -519,10 +533,11 @@ template <class C> struct FlashBackwardQ {
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
       const int row = m0 + warp * 16 + lane / 4 + half * 8;
-      if (row >= p.seq_q)
+      if (row >= seq.seqQ)
         continue;
       u16 *dqRow = static_cast<u16 *>(p.dq) + b * p.dq_strides[0] +
-                   h * p.dq_strides[1] + row * p.dq_strides[2];
+                   h * p.dq_strides[1] +
+                   static_cast<i64>(seq.qStart + row) * p.dq_strides[2];
 #pragma unroll
       for (int t = 0; t < kDqTiles; ++t) {
         const int col = t * 8 + (lane % 4) * 2;

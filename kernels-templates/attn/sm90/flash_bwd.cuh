@@ -108,6 +108,8 @@ template <class C> struct FlashBackwardKV {
                 "dQ: warpgroups split the queries in m64 tiles and the head "
                 "dim in 64-column blocks");
   static_assert(kStages == 1 || kStages == 2, "one or two Q/dO stages");
+  static_assert(!C::kVarlen, "a ragged batch's backward runs sm80's kernels "
+                             "(its dQ sums are tiled per batch entry)");
 
   /// A warp's fragments of [keys][queries] scores (P^T or dS^T) to their
   /// shared tile in the 128-byte swizzle, one stmatrix per 16 queries: its
@@ -434,9 +436,9 @@ template <class C> struct FlashBackwardKV {
       }
     }
 
-    storeKeyGradients<Ops, kDimQK, kDimV>(p, b, hk, n0 + keyRow0,
-                                          part * kSliceQK, part * kSliceV, dk,
-                                          dv);
+    storeKeyGradients<Ops, kDimQK, kDimV>(p, sequenceExtent<C>(p, b), b, hk,
+                                          n0 + keyRow0, part * kSliceQK,
+                                          part * kSliceV, dk, dv);
   }
 };
 

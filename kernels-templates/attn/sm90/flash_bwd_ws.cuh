@@ -318,7 +318,8 @@ template <class C> struct FlashBackwardKVWS {
       // arrives (its reads of the rows are its own to order).
       barrierArrive(smem.empty(stage));
     }
-    storeKeyGradients<Ops, kDimQK, kDimV>(p, block.b, block.hk,
+    storeKeyGradients<Ops, kDimQK, kDimV>(p, sequenceExtent<C>(p, block.b),
+                                          block.b, block.hk,
                                           block.n0 + keyRow0, 0, 0, dk, dv);
   }
 

@@ -40,6 +40,8 @@ std::string backwardKernelName(const ::attn::KernelSpec &spec) {
     name += "_mod";
   if (spec.sinks)
     name += "_dsinks";
+  if (spec.varlen)
+    name += "_varlen";
   name += "_" + spec.variant + "_" + std::to_string(spec.blockM) + "x" +
           std::to_string(spec.blockN) + "w" + std::to_string(spec.numWarps) +
           "s" + std::to_string(spec.stages);
@@ -67,8 +69,11 @@ mlir::attn::emitFlashBackwardKernel(FlashBwdOp op,
   if (failed(element))
     return failure();
   spec.element = *element;
-  spec.headDimQK = q.getDimSize(3);
-  spec.headDimV = v.getDimSize(3);
+  spec.varlen = op.isVarlen();
+  // Packed [T, H, D] or dense [B, H, S, D].
+  const int64_t seqDim = spec.varlen ? 0 : 2, headDimDim = spec.varlen ? 2 : 3;
+  spec.headDimQK = q.getDimSize(headDimDim);
+  spec.headDimV = v.getDimSize(headDimDim);
   spec.headsQ = q.getDimSize(1);
   spec.headsKV = k.getDimSize(1);
   spec.transposeK = op.getTransposeK();
@@ -80,8 +85,7 @@ mlir::attn::emitFlashBackwardKernel(FlashBwdOp op,
     return op.emitOpError() << "has unknown backward variant " << spec.variant;
   ::attn::TileConfig tiles{spec.blockM, spec.blockN, spec.numWarps,
                            spec.stages};
-  ::attn::OperandShape shape{spec.headDimQK, spec.headDimV, spec.transposeK,
-                             false, false};
+  ::attn::OperandShape shape = op.getOperandShape();
   if (failed(setMask(op, mask, op.getBias(), spec)))
     return failure();
   spec.biasGrad = op.hasBiasGrad();
@@ -91,9 +95,14 @@ mlir::attn::emitFlashBackwardKernel(FlashBwdOp op,
   spec.scoreModCaptures = static_cast<int>(op.getCaptures().size());
   spec.writesLse = false;
   spec.scale = op.getScale().convertToFloat();
-  spec.batch = q.isDynamicDim(0) ? -1 : q.getDimSize(0);
-  spec.seqQ = q.isDynamicDim(2) ? -1 : q.getDimSize(2);
-  spec.seqKV = k.isDynamicDim(2) ? -1 : k.getDimSize(2);
+  // A ragged batch's sequences are its offsets' (batch + 1 of them).
+  RankedTensorType batchType = spec.varlen ? op.getCuSeqlensQ().getType() : q;
+  spec.batch = batchType.isDynamicDim(0)
+                   ? -1
+                   : batchType.getDimSize(0) - (spec.varlen ? 1 : 0);
+  const int64_t kSeqDim = spec.transposeK ? 3 : seqDim;
+  spec.seqQ = q.isDynamicDim(seqDim) ? -1 : q.getDimSize(seqDim);
+  spec.seqKV = k.isDynamicDim(kSeqDim) ? -1 : k.getDimSize(kSeqDim);
   spec.sharedBytes = variant->sharedBytes(tiles, shape);
   spec.backwardDqSharedBytes = variant->dqSharedBytes(tiles, shape);
   spec.backwardDqThreads = variant->dqThreads(tiles);
@@ -121,8 +130,9 @@ mlir::attn::emitFlashBackwardKernel(FlashBwdOp op,
   printSharedConfig(spec, os);
   os << "  static constexpr bool kBiasGrad = " << boolText(spec.biasGrad)
      << ";\n"
+     << "  static constexpr bool kVarlen = " << boolText(spec.varlen)
+     << ";\n"
      // The mask policy's serving layouts, which the backward does not take.
-     << "  static constexpr bool kVarlen = false;\n"
      << "  static constexpr bool kPaged = false;\n"
      << "  static constexpr int kPackGroup = 1;\n"
      << functions

@@ -387,7 +387,7 @@ func.func @sinks_shape(%q: tensor<1x4x64x64xbf16>, %lse: tensor<1x4x64xf32>, %s:
 func.func @sinks_without_grad(%q: tensor<1x4x64x64xbf16>, %lse: tensor<1x4x64xf32>, %s: tensor<4xf32>) {
   // expected-error @+1 {{has a 'sinks' operand but no 'grad_sinks' result}}
   %g:3 = "attn.flash_bwd"(%q, %q, %q, %q, %q, %lse, %s) <{
-      operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1>,
+      operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1>,
       resultSegmentSizes = array<i32: 1, 1, 1, 0, 0>, scale = 0.125 : f32}> ({}, {})
       : (tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>,
          tensor<1x4x64x64xbf16>, tensor<1x4x64xf32>, tensor<4xf32>)
@@ -400,10 +400,65 @@ func.func @sinks_without_grad(%q: tensor<1x4x64x64xbf16>, %lse: tensor<1x4x64xf3
 func.func @grad_sinks_type(%q: tensor<1x4x64x64xbf16>, %lse: tensor<1x4x64xf32>, %s: tensor<4xf32>) {
   // expected-error @+1 {{'grad_sinks' has type 'tensor<1x4x1x1xf32>', expected the type of 'sinks', 'tensor<4xf32>'}}
   %g:4 = "attn.flash_bwd"(%q, %q, %q, %q, %q, %lse, %s) <{
-      operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1>,
+      operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1>,
       resultSegmentSizes = array<i32: 1, 1, 1, 0, 1>, scale = 0.125 : f32}> ({}, {})
       : (tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>,
          tensor<1x4x64x64xbf16>, tensor<1x4x64xf32>, tensor<4xf32>)
       -> (tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>, tensor<1x4x1x1xf32>)
+  return
+}
+
+// -----
+
+func.func @ragged_lse(%q: tensor<300x8x64xbf16>, %k: tensor<500x2x64xbf16>, %lse: tensor<300x8xf32>, %c: tensor<4xi32>) {
+  // expected-error @+1 {{'lse' must have shape 8x300, got 300x8}}
+  %g:3 = attn.flash_bwd %q, %k, %k, %q, %q, %lse cu_seqlens_q(%c : tensor<4xi32>) cu_seqlens_k(%c : tensor<4xi32>) {scale = 0.125 : f32}
+      : tensor<300x8x64xbf16>, tensor<500x2x64xbf16>, tensor<500x2x64xbf16>, tensor<300x8x64xbf16>, tensor<300x8x64xbf16>, tensor<300x8xf32>
+      -> tensor<300x8x64xbf16>, tensor<500x2x64xbf16>, tensor<500x2x64xbf16>
+  return
+}
+
+// -----
+
+func.func @ragged_rank(%q: tensor<1x8x300x64xbf16>, %lse: tensor<8x300xf32>, %c: tensor<4xi32>) {
+  // expected-error @+1 {{'q' must be rank 3 [tokens, heads, head_dim] with cu_seqlens, got shape 1x8x300x64}}
+  %g:3 = attn.flash_bwd %q, %q, %q, %q, %q, %lse cu_seqlens_q(%c : tensor<4xi32>) cu_seqlens_k(%c : tensor<4xi32>) {scale = 0.125 : f32}
+      : tensor<1x8x300x64xbf16>, tensor<1x8x300x64xbf16>, tensor<1x8x300x64xbf16>, tensor<1x8x300x64xbf16>, tensor<1x8x300x64xbf16>, tensor<8x300xf32>
+      -> tensor<1x8x300x64xbf16>, tensor<1x8x300x64xbf16>, tensor<1x8x300x64xbf16>
+  return
+}
+
+// -----
+
+func.func @ragged_one_offsets(%q: tensor<300x8x64xbf16>, %lse: tensor<8x300xf32>, %c: tensor<4xi32>) {
+  // expected-error @+1 {{'cu_seqlens_q' and 'cu_seqlens_k' go together}}
+  %g:3 = "attn.flash_bwd"(%q, %q, %q, %q, %q, %lse, %c) <{
+      operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0, 0>,
+      resultSegmentSizes = array<i32: 1, 1, 1, 0, 0>, scale = 0.125 : f32}> ({}, {})
+      : (tensor<300x8x64xbf16>, tensor<300x8x64xbf16>, tensor<300x8x64xbf16>, tensor<300x8x64xbf16>,
+         tensor<300x8x64xbf16>, tensor<8x300xf32>, tensor<4xi32>)
+      -> (tensor<300x8x64xbf16>, tensor<300x8x64xbf16>, tensor<300x8x64xbf16>)
+  return
+}
+
+// -----
+
+func.func @ragged_key_padding(%q: tensor<300x8x64xbf16>, %lse: tensor<8x300xf32>, %c: tensor<4xi32>, %len: tensor<3xi32>) {
+  // expected-error @+1 {{mask item 'key_padding' is not supported with cu_seqlens}}
+  %g:3 = attn.flash_bwd %q, %q, %q, %q, %q, %lse lengths(%len : tensor<3xi32>) cu_seqlens_q(%c : tensor<4xi32>) cu_seqlens_k(%c : tensor<4xi32>)
+      {scale = 0.125 : f32, mask = #attn.mask<key_padding>}
+      : tensor<300x8x64xbf16>, tensor<300x8x64xbf16>, tensor<300x8x64xbf16>, tensor<300x8x64xbf16>, tensor<300x8x64xbf16>, tensor<8x300xf32>
+      -> tensor<300x8x64xbf16>, tensor<300x8x64xbf16>, tensor<300x8x64xbf16>
+  return
+}
+
+// -----
+
+func.func @ragged_variant(%q: tensor<300x8x64xbf16>, %lse: tensor<8x300xf32>, %c: tensor<4xi32>) {
+  // expected-error @+1 {{backward variant sm90 needs dense batches}}
+  %g:3 = attn.flash_bwd %q, %q, %q, %q, %q, %lse cu_seqlens_q(%c : tensor<4xi32>) cu_seqlens_k(%c : tensor<4xi32>)
+      {scale = 0.125 : f32, config = #attn.backward_config<variant = "sm90", block_m = 64, block_n = 128, num_warps = 8, stages = 2>}
+      : tensor<300x8x64xbf16>, tensor<300x8x64xbf16>, tensor<300x8x64xbf16>, tensor<300x8x64xbf16>, tensor<300x8x64xbf16>, tensor<8x300xf32>
+      -> tensor<300x8x64xbf16>, tensor<300x8x64xbf16>, tensor<300x8x64xbf16>
   return
 }

@@ -96,3 +96,19 @@ func.func @sinks(%q: tensor<1x2x64x64xbf16>, %k: tensor<1x1x64x64xbf16>, %lse: t
       -> tensor<1x2x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>
   return %ds : tensor<1x2x1x1xf32>
 }
+
+// A ragged batch: packed operands and gradients, the logsumexp [Hq, Tq].
+// CHECK-LABEL: func @ragged
+// CHECK: attn.flash_bwd {{.*}} cu_seqlens_q(%{{.*}} : tensor<4xi32>) cu_seqlens_k(%{{.*}} : tensor<4xi32>) {mask = #attn.mask<causal, bottom_right>, scale = 1.250000e-01 : f32}
+// CHECK-SAME: : tensor<300x8x64xbf16>, tensor<500x2x64xbf16>, tensor<500x2x64xbf16>, tensor<300x8x64xbf16>, tensor<300x8x64xbf16>, tensor<8x300xf32>
+// CHECK-SAME: -> tensor<300x8x64xbf16>, tensor<500x2x64xbf16>, tensor<500x2x64xbf16>
+func.func @ragged(%q: tensor<300x8x64xbf16>, %k: tensor<500x2x64xbf16>, %v: tensor<500x2x64xbf16>,
+    %o: tensor<300x8x64xbf16>, %do: tensor<300x8x64xbf16>, %lse: tensor<8x300xf32>, %cq: tensor<4xi32>, %ck: tensor<4xi32>)
+    -> (tensor<300x8x64xbf16>, tensor<500x2x64xbf16>, tensor<500x2x64xbf16>) {
+  %dq, %dk, %dv = attn.flash_bwd %q, %k, %v, %o, %do, %lse cu_seqlens_q(%cq : tensor<4xi32>) cu_seqlens_k(%ck : tensor<4xi32>)
+      {scale = 0.125 : f32, mask = #attn.mask<causal, bottom_right>}
+      : tensor<300x8x64xbf16>, tensor<500x2x64xbf16>, tensor<500x2x64xbf16>,
+        tensor<300x8x64xbf16>, tensor<300x8x64xbf16>, tensor<8x300xf32>
+      -> tensor<300x8x64xbf16>, tensor<500x2x64xbf16>, tensor<500x2x64xbf16>
+  return %dq, %dk, %dv : tensor<300x8x64xbf16>, tensor<500x2x64xbf16>, tensor<500x2x64xbf16>
+}

@@ -51,7 +51,7 @@ def workspace(kernel, b, sq, skv, deterministic, bias=(0, 0, 0, 0, 0), grad_bias
     tensor = (1 << 20, 0, 0, 0, 1)
     args = attn._BACKWARD_ARGS.pack(b, sq, skv, *tensor, *tensor, *tensor, *tensor, *tensor, 1 << 20,
                                     *tensor, *tensor, *tensor, 0, *none, *bias, *grad_bias, deterministic,
-                                    0, 0, 0, 0, 0, 0)
+                                    0, 0, 0, 0, 0, 0, 0, 0)
     size = ctypes.c_uint64()
     if attn.library().attn_backward_workspace_size(kernel.ptr, args, ctypes.byref(size)):
         return "error: " + attn.library().attn_last_error().decode()

@@ -58,6 +58,8 @@ int main(void) {
   FIELD(attn_backward_args, score_mod_captures);
   FIELD(attn_backward_args, sinks);
   FIELD(attn_backward_args, grad_sinks);
+  FIELD(attn_backward_args, cu_seqlens_q);
+  FIELD(attn_backward_args, cu_seqlens_k);
   SIZE(attn_launch_config);
   FIELD(attn_launch_config, context);
   FIELD(attn_launch_config, device);

@@ -529,6 +529,20 @@ MaskAttr FlashOp::getMaskOrEmpty() {
   return shape;
 }
 
+::attn::OperandShape FlashBwdOp::getOperandShape() {
+  MaskAttr mask = getMaskOrEmpty();
+  bool maskOperands = mask.getBias() || mask.getKeep();
+  const int64_t headDimDim = isVarlen() ? 2 : 3;
+  ::attn::OperandShape shape;
+  shape.headDimQK = getQ().getType().getDimSize(headDimDim);
+  shape.headDimV = getV().getType().getDimSize(headDimDim);
+  shape.transposeK = getTransposeK();
+  shape.elementwise = maskOperands || hasScoreMod();
+  shape.maskOperands = maskOperands;
+  shape.varlen = isVarlen();
+  return shape;
+}
+
 int64_t FlashOp::getKeysPerSequence() {
   RankedTensorType k = getK().getType();
   if (!isPaged())
@@ -574,6 +588,32 @@ static LogicalResult verifyCuSeqlens(Operation *op, Value cuSeqlensQ,
            << "'cu_seqlens_k' has " << entries[1]
            << "; both hold batch + 1 offsets of one batch";
   return success();
+}
+
+/// Mask operands are laid out per (batch, query, key) of a dense batch: a
+/// ragged batch takes none.
+static LogicalResult verifyRaggedMask(Operation *op, MaskAttr mask) {
+  for (auto [item, present] :
+       {std::pair<StringRef, bool>{"key_padding", mask.getKeyPadding()},
+        {"keep", mask.getKeep()},
+        {"bias", mask.getBias()}})
+    if (present)
+      return op->emitOpError()
+             << "mask item '" << item
+             << "' is not supported with cu_seqlens (its operand is laid "
+                "out for a dense batch; a score_mod with captures can "
+                "index by sequence and position)";
+  return success();
+}
+
+/// The scores' shape [B, Hq, Sq, Skv] that mask operands broadcast to; a
+/// ragged batch's sequences have their own lengths.
+static SmallVector<int64_t> scoreShapeOf(bool varlen, RankedTensorType q,
+                                         int64_t keys) {
+  if (varlen)
+    return {ShapedType::kDynamic, q.getDimSize(1), ShapedType::kDynamic,
+            ShapedType::kDynamic};
+  return {q.getDimSize(0), q.getDimSize(1), q.getDimSize(2), keys};
 }
 
 /// A launch plan narrows configs the op has: the config itself and the
@@ -738,24 +778,9 @@ LogicalResult FlashOp::verify() {
     return failure();
 
   MaskAttr mask = getMaskOrEmpty();
-  if (varlen) {
-    // Mask operands are laid out per (batch, query, key) of a dense batch.
-    for (auto [item, present] :
-         {std::pair<StringRef, bool>{"key_padding", mask.getKeyPadding()},
-          {"keep", mask.getKeep()},
-          {"bias", mask.getBias()}})
-      if (present)
-        return emitOpError()
-               << "mask item '" << item
-               << "' is not supported with cu_seqlens (its operand is laid "
-                  "out for a dense batch; a score_mod with captures can "
-                  "index by sequence and position)";
-  }
-  SmallVector<int64_t> scoreShape =
-      varlen ? SmallVector<int64_t>{ShapedType::kDynamic, qHeads,
-                                    ShapedType::kDynamic, ShapedType::kDynamic}
-             : SmallVector<int64_t>{q.getDimSize(0), qHeads, q.getDimSize(2),
-                                    kvSeq};
+  if (varlen && failed(verifyRaggedMask(*this, mask)))
+    return failure();
+  SmallVector<int64_t> scoreShape = scoreShapeOf(varlen, q, kvSeq);
   if (failed(verifyMaskOperands(*this, mask, scoreShape, getLengths(),
                                 getKeep(), getBias())) ||
       failed(verifyLaunchPlan(*this)))
@@ -808,11 +833,17 @@ MaskAttr FlashBwdOp::getMaskOrEmpty() {
 }
 
 LogicalResult FlashBwdOp::verify() {
+  if (failed(verifyCuSeqlens(*this, getCuSeqlensQ(), getCuSeqlensK())))
+    return failure();
+  const bool varlen = isVarlen();
   RankedTensorType q = getQ().getType(), k = getK().getType(),
                    v = getV().getType(), o = getO().getType();
-  if (failed(verifyAttentionRanks(*this, /*varlen=*/false,
+  if (varlen && getTransposeK())
+    return emitOpError() << "transpose_k is not supported with cu_seqlens "
+                            "(packed k is [tokens, heads, head_dim])";
+  if (failed(verifyAttentionRanks(*this, varlen,
                                   {{"q", q}, {"k", k}, {"v", v}, {"o", o}})) ||
-      failed(verifyAttentionExtents(*this, /*varlen=*/false, getTransposeK(),
+      failed(verifyAttentionExtents(*this, varlen, getTransposeK(),
                                     {{"q", getQ()},
                                      {"k", getK()},
                                      {"v", getV()},
@@ -836,31 +867,43 @@ LogicalResult FlashBwdOp::verify() {
                          << getGradOutput().getType()
                          << ", expected the type of 'o', " << o;
 
-  // With transpose_k, k is [B, Hkv, Dqk, Skv].
-  int64_t kSeqDim = getTransposeK() ? 3 : 2, kHeadDim = getTransposeK() ? 2 : 3;
+  // With transpose_k, k is [B, Hkv, Dqk, Skv]; packed, [T, H, D].
+  const int64_t seqDim = varlen ? 0 : 2, headDimDim = varlen ? 2 : 3;
+  int64_t kSeqDim = getTransposeK() ? 3 : seqDim,
+          kHeadDim = getTransposeK() ? 2 : headDimDim;
   int64_t kvSeq = k.getDimSize(kSeqDim);
-  for (auto [what, a, av, b, bv] :
-       {std::tuple<StringRef, StringRef, int64_t, StringRef, int64_t>{
-            "batch (dimension 0)", "q", q.getDimSize(0), "k", k.getDimSize(0)},
-        {"batch (dimension 0)", "k", k.getDimSize(0), "v", v.getDimSize(0)},
-        {"heads (dimension 1)", "k", k.getDimSize(1), "v", v.getDimSize(1)}})
-    if (!extentsAgree(av, bv))
-      return emitMismatch(*this, what, a, av, b, bv);
-  if (failed(
-          verifyDimsAgree(*this, "key sequence", "k", k, kSeqDim, "v", v, 2)) ||
-      failed(verifyDimsAgree(*this, "head dim", "q", q, 3, "k", k, kHeadDim)) ||
-      failed(verifyHeads(*this, q, k, v, /*headDimDim=*/3)))
+  // A ragged batch's sequences are found by offset: q's and k's token
+  // counts are independent.
+  if (!varlen && !extentsAgree(q.getDimSize(0), k.getDimSize(0)))
+    return emitMismatch(*this, "batch (dimension 0)", "q", q.getDimSize(0),
+                        "k", k.getDimSize(0));
+  if (!varlen && !extentsAgree(k.getDimSize(0), v.getDimSize(0)))
+    return emitMismatch(*this, "batch (dimension 0)", "k", k.getDimSize(0),
+                        "v", v.getDimSize(0));
+  if (!extentsAgree(k.getDimSize(1), v.getDimSize(1)))
+    return emitMismatch(*this, "heads (dimension 1)", "k", k.getDimSize(1),
+                        "v", v.getDimSize(1));
+  if (failed(verifyDimsAgree(*this, "key sequence", "k", k, kSeqDim, "v", v,
+                             seqDim)) ||
+      failed(verifyDimsAgree(*this, "head dim", "q", q, headDimDim, "k", k,
+                             kHeadDim)) ||
+      failed(verifyHeads(*this, q, k, v, headDimDim)))
     return failure();
   int64_t qHeads = q.getDimSize(1);
 
-  SmallVector<int64_t> oShape = {q.getDimSize(0), qHeads, q.getDimSize(2),
-                                 v.getDimSize(3)};
+  SmallVector<int64_t> oShape =
+      varlen ? SmallVector<int64_t>{q.getDimSize(0), qHeads, v.getDimSize(2)}
+             : SmallVector<int64_t>{q.getDimSize(0), qHeads, q.getDimSize(2),
+                                    v.getDimSize(3)};
   if (std::optional<int64_t> dim = firstDisagreement(o.getShape(), oShape))
     return emitOpError() << "'o' shape " << shapeString(o.getShape())
                          << " does not match the forward's output shape "
                          << shapeString(oShape) << " at dimension " << *dim;
   RankedTensorType lse = getLse().getType();
-  SmallVector<int64_t> lseShape = {q.getDimSize(0), qHeads, q.getDimSize(2)};
+  // Ragged: [Hq, Tq], as the forward writes it.
+  SmallVector<int64_t> lseShape =
+      varlen ? SmallVector<int64_t>{qHeads, q.getDimSize(0)}
+             : SmallVector<int64_t>{q.getDimSize(0), qHeads, q.getDimSize(2)};
   if (!shapesAgree(lse.getShape(), lseShape))
     return emitOpError() << "'lse' must have shape " << shapeString(lseShape)
                          << ", got " << shapeString(lse.getShape());
@@ -900,8 +943,7 @@ LogicalResult FlashBwdOp::verify() {
     // The config verifier ensures the variant exists.
     const ::attn::BackwardKernelVariant *variant =
         ::attn::findBackwardKernelVariant(config.getVariant());
-    ::attn::OperandShape shape{q.getDimSize(3), v.getDimSize(3),
-                               getTransposeK(), false, false};
+    ::attn::OperandShape shape = getOperandShape();
     std::string why = variant->checkOperands(shape);
     if (!why.empty())
       return emitOpError() << role << "backward variant " << config.getVariant()
@@ -926,8 +968,9 @@ LogicalResult FlashBwdOp::verify() {
 
   if (failed(verifyFinite(*this, "scale", getScale())))
     return failure();
-  SmallVector<int64_t> scoreShape = {q.getDimSize(0), qHeads, q.getDimSize(2),
-                                     kvSeq};
+  if (varlen && failed(verifyRaggedMask(*this, getMaskOrEmpty())))
+    return failure();
+  SmallVector<int64_t> scoreShape = scoreShapeOf(varlen, q, kvSeq);
   if (failed(verifyMaskOperands(*this, getMaskOrEmpty(), scoreShape,
                                 getLengths(), getKeep(), getBias())))
     return failure();

@@ -331,6 +331,12 @@ def Attn_FlashBwdOp : Attn_Op<"flash_bwd", [Pure, AttrSizedOperandSegments,
     builds it from an `attn.flash`; the attributes, the mask operands, the
     `score_mod` region and its `captures` are the forward's.
 
+    Ragged batches: with the forward's `cu_seqlens_q` and `cu_seqlens_k`,
+    `q`, `k`, `v`, `o`, `grad_output` and the gradients are packed
+    `[T, H, D]` and `lse` is `[Hq, Tq]`, as `attn.flash` has them; each
+    sequence's gradients are those of its own attention, and rows that no
+    sequence covers are left unwritten.
+
     With `P = exp(score_mod(scale * q k^T) + bias - lse)` (0 where the mask
     drops an entry, and on rows whose logsumexp is -inf), `dP = grad_output
     v^T`, `D = rowsum(grad_output * o)` and `dZ = P * (dP - D)`:
@@ -368,6 +374,8 @@ def Attn_FlashBwdOp : Attn_Op<"flash_bwd", [Pure, AttrSizedOperandSegments,
                        Optional<RankedTensorOf<[I1]>>:$keep,
                        Optional<Attn_FloatTensor>:$bias,
                        Variadic<AnyRankedTensor>:$captures,
+                       Optional<RankedTensorOf<[I32]>>:$cu_seqlens_q,
+                       Optional<RankedTensorOf<[I32]>>:$cu_seqlens_k,
                        Optional<RankedTensorOf<[F32]>>:$sinks,
                        F32Attr:$scale,
                        UnitAttr:$transpose_k,
@@ -386,6 +394,8 @@ def Attn_FlashBwdOp : Attn_Op<"flash_bwd", [Pure, AttrSizedOperandSegments,
     (`keep` `(` $keep^ `:` type($keep) `)`)?
     (`bias` `(` $bias^ `:` type($bias) `)`)?
     (`captures` `(` $captures^ `:` type($captures) `)`)?
+    (`cu_seqlens_q` `(` $cu_seqlens_q^ `:` type($cu_seqlens_q) `)`)?
+    (`cu_seqlens_k` `(` $cu_seqlens_k^ `:` type($cu_seqlens_k) `)`)?
     (`sinks` `(` $sinks^ `:` type($sinks) `)`)?
     attr-dict (`score_mod` $score_mod^)? (`score_mod_grad` $score_mod_grad^)?
     `:` type($q) `,` type($k) `,` type($v) `,` type($o) `,` type($grad_output)
@@ -403,6 +413,11 @@ def Attn_FlashBwdOp : Attn_Op<"flash_bwd", [Pure, AttrSizedOperandSegments,
     bool hasBiasGrad() { return static_cast<bool>(getGradBias()); }
     /// True if the op computes the gradient of its sinks operand.
     bool hasSinksGrad() { return static_cast<bool>(getGradSinks()); }
+    /// Ragged batches: q, k, v, o and the gradients packed [tokens, heads,
+    /// dim], as the forward's.
+    bool isVarlen() { return static_cast<bool>(getCuSeqlensQ()); }
+    /// What a backward variant must support to run the op.
+    ::attn::OperandShape getOperandShape();
   }];
   let hasRegionVerifier = 1;
 }
