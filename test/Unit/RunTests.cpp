@@ -399,6 +399,13 @@ TEST(RunCheck, SamplesSlicesAndCountsUnwrittenValues) {
   got.data = {1, 2.5, 0, 4};
   EXPECT_FALSE(checkOutput(got, expected, 1e-2).pass);
   EXPECT_TRUE(checkOutput(got, expected, 0.2).pass);
+  // A reference that computed nothing checks nothing: not a pass.
+  expected.data = {NAN, NAN, NAN, NAN};
+  OutputCheck none = checkOutput(got, expected, 1e-2);
+  EXPECT_EQ(none.compared, 0);
+  EXPECT_FALSE(none.pass);
+  HostTensor empty({0});
+  EXPECT_TRUE(checkOutput(empty, empty, 1e-2).pass);
 }
 
 TEST_F(RunTest, ChecksOutputsAgainstTheReference) {

@@ -25,7 +25,10 @@ struct OutputCheck {
   double error = 0;      ///< relative L2 error over the compared values
   int64_t compared = 0;  ///< values the sample covers
   int64_t unwritten = 0; ///< of those, NaN in the output (never written)
-  bool pass = false;     ///< all written, error <= tolerance
+  /// All written, error <= tolerance, and something compared (unless the
+  /// output has no elements): a sample the reference computed nothing of
+  /// checks nothing.
+  bool pass = false;
 };
 
 /// Compares `got` with `expected` (NaN where the reference computed
