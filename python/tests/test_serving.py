@@ -244,6 +244,47 @@ def test_varlen_backward_under_torch_compile_and_errors():
         attn.varlen(q, k, v, cu_q, cu_k, 64, 80, score_mod=body, score_mod_captures=[captures])
 
 
+def test_varlen_training_step_replays_in_a_cuda_graph():
+    # A packed-sequence training step, run once (compiled, loaded), then
+    # captured: each replay on new q, k, v, dO and sinks gives the eager
+    # step's gradients bitwise (the backward has no atomics).
+    torch.manual_seed(14)
+    lq, lk = [70, 0, 129, 3], [70, 9, 200, 40]
+    q, k, v, cu_q, cu_k = ragged(lq, lk, 8, 2, 64, torch.bfloat16)
+    for t in (q, k, v):
+        t.requires_grad_()
+    sinks = torch.randn(8, device="cuda", requires_grad=True)
+    grad_out = torch.randn(q.shape[0], 8, 64, device="cuda", dtype=torch.bfloat16)
+    leaves = (q, k, v, sinks)
+
+    def step():
+        for t in leaves:
+            t.grad = None
+        attn.varlen(q, k, v, cu_q, cu_k, max(lq), max(lk), causal=True, sinks=sinks).backward(grad_out)
+
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        step()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    for t in leaves:
+        t.grad = None
+    with torch.cuda.graph(graph):
+        attn.varlen(q, k, v, cu_q, cu_k, max(lq), max(lk), causal=True, sinks=sinks).backward(grad_out)
+    captured = [t.grad for t in leaves]
+    for _ in range(2):
+        with torch.no_grad():
+            for t in (q, k, v, sinks, grad_out):
+                t.copy_(torch.randn_like(t))
+        graph.replay()
+        replayed = [g.clone() for g in captured]
+        step()
+        torch.cuda.synchronize()
+        for got, eager in zip(replayed, (t.grad for t in leaves)):
+            assert torch.equal(got, eager)
+
+
 def test_varlen_argument_errors_name_the_argument():
     q, k, v, cu_q, cu_k = ragged([4, 4], [4, 4], 2, 2, 64, torch.bfloat16)
     with pytest.raises(attn.AttnError, match="cu_seqlens_q must be int32"):
