@@ -858,6 +858,26 @@ private:
   /// lse as the op defines them. dq is computed per query head; dk and dv
   /// per K/V head, summing the query heads that share it; dbias per slice of
   /// the bias, summing the dimensions it broadcasts in.
+  /// The score_mod of an attn.flash_bwd and its derivative, reading the
+  /// same captures (both null without a score_mod).
+  LogicalResult scoreModAndGrad(FlashBwdOp op,
+                                std::shared_ptr<const ScoreModProgram> &mod,
+                                std::shared_ptr<const ScoreModProgram> &grad) {
+    if (!op.hasScoreMod())
+      return success();
+    FailureOr<ScoreModProgram> program =
+        scoreModProgram(op, op.getScoreMod(), op.getCaptures());
+    if (failed(program))
+      return failure();
+    FailureOr<ScoreModProgram> gradProgram =
+        scoreModProgram(op, op.getScoreModGrad(), op.getCaptures());
+    if (failed(gradProgram))
+      return failure();
+    mod = std::make_shared<const ScoreModProgram>(std::move(*program));
+    grad = std::make_shared<const ScoreModProgram>(std::move(*gradProgram));
+    return success();
+  }
+
   /// The gradients of a ragged batch's attn.flash_bwd: each sequence's are
   /// those of its own attention, as evaluateVarlenFlash computes it, from
   /// the packed operands ([T, H, D]; lse [Hq, Tq]). One (sequence, K/V head)
@@ -882,18 +902,8 @@ private:
     if (failed(checkOffsetsInOrder(op, **cuQ, **cuK)))
       return failure();
     std::shared_ptr<const ScoreModProgram> mod, modGrad;
-    if (op.hasScoreMod()) {
-      FailureOr<ScoreModProgram> program =
-          scoreModProgram(op, op.getScoreMod(), op.getCaptures());
-      if (failed(program))
-        return failure();
-      FailureOr<ScoreModProgram> gradProgram =
-          scoreModProgram(op, op.getScoreModGrad(), op.getCaptures());
-      if (failed(gradProgram))
-        return failure();
-      mod = std::make_shared<const ScoreModProgram>(std::move(*program));
-      modGrad = std::make_shared<const ScoreModProgram>(std::move(*gradProgram));
-    }
+    if (failed(scoreModAndGrad(op, mod, modGrad)))
+      return failure();
     MaskEval e;
     e.kind = op.getMaskOrEmpty();
     const HostTensor &lse = **lseOr;
@@ -1029,20 +1039,9 @@ private:
       return op.emitOpError() << "has an 'lse' operand the reference holds no "
                                  "value for";
     }
-    // The score_mod and its derivative, reading the same captures.
     std::shared_ptr<const ScoreModProgram> mod, modGrad;
-    if (op.hasScoreMod()) {
-      FailureOr<ScoreModProgram> program =
-          scoreModProgram(op, op.getScoreMod(), op.getCaptures());
-      if (failed(program))
-        return failure();
-      FailureOr<ScoreModProgram> gradProgram =
-          scoreModProgram(op, op.getScoreModGrad(), op.getCaptures());
-      if (failed(gradProgram))
-        return failure();
-      mod = std::make_shared<const ScoreModProgram>(std::move(*program));
-      modGrad = std::make_shared<const ScoreModProgram>(std::move(*gradProgram));
-    }
+    if (failed(scoreModAndGrad(op, mod, modGrad)))
+      return failure();
     FailureOr<MaskEval> eval =
         maskEval(op, op.getMaskOrEmpty(), op.getLengths(), op.getKeep(),
                  op.getBias());

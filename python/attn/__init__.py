@@ -1183,24 +1183,38 @@ def _backward_op_fake(grad_out, query, key, value, out, lse, attn_mask, lengths,
     return _grad_like(query), _grad_like(key), _grad_like(value), grad_bias, grad_sinks
 
 
-def _register_op():
+def _registered(name):
+    """True if torch.ops.attn.<name> exists (another copy of this package
+    registered it)."""
     try:
-        torch.ops.attn.sdpa.default  # another copy of this package registered it
-        return
+        getattr(torch.ops.attn, name).default
+        return True
     except (AttributeError, RuntimeError):
-        pass
-    lib = torch.library.Library("attn", "DEF")
-    tags = tuple(getattr(torch.Tag, name) for name in ("pt2_compliant_tag", "needs_fixed_stride_order")
-                 if hasattr(torch.Tag, name))
-    lib.define(_SCHEMA, tags=tags)
-    # CPU too, so that a CPU query gets attn's error rather than the dispatcher's.
-    torch.library.impl("attn::sdpa", ("cpu", "cuda"), _op_impl, lib=lib)
-    torch.library.register_fake("attn::sdpa", _op_fake, lib=lib)
-    torch.library.register_autograd("attn::sdpa", _op_backward, setup_context=_op_setup_context, lib=lib)
-    lib.define(_BACKWARD_SCHEMA, tags=tags)
-    torch.library.impl("attn::sdpa_backward", ("cpu", "cuda"), _backward_op_impl, lib=lib)
-    torch.library.register_fake("attn::sdpa_backward", _backward_op_fake, lib=lib)
+        return False
+
+
+def _define_differentiable_op(lib, name, schema, impl, fake, backward, setup_context, backward_schema,
+                              backward_impl, backward_fake):
+    """torch.ops.attn.<name> (traced by torch.compile through `fake`) with
+    its autograd, whose backward is the op of `backward_schema`."""
+    tags = tuple(getattr(torch.Tag, tag) for tag in ("pt2_compliant_tag", "needs_fixed_stride_order")
+                 if hasattr(torch.Tag, tag))
+    for op_schema, op_impl, op_fake in ((schema, impl, fake), (backward_schema, backward_impl, backward_fake)):
+        lib.define(op_schema, tags=tags)
+        op_name = "attn::" + op_schema.split("(", 1)[0]
+        # CPU too, so that a CPU query gets attn's error rather than the dispatcher's.
+        torch.library.impl(op_name, ("cpu", "cuda"), op_impl, lib=lib)
+        torch.library.register_fake(op_name, op_fake, lib=lib)
+    torch.library.register_autograd("attn::" + name, backward, setup_context=setup_context, lib=lib)
     _keep.append(lib)
+
+
+def _register_op():
+    if _registered("sdpa"):
+        return
+    _define_differentiable_op(torch.library.Library("attn", "DEF"), "sdpa", _SCHEMA, _op_impl, _op_fake,
+                              _op_backward, _op_setup_context, _BACKWARD_SCHEMA, _backward_op_impl,
+                              _backward_op_fake)
 
 
 _keep = []

@@ -464,24 +464,13 @@ def _varlen_backward_op_fake(grad_out, q, k, v, out, lse, cu_seqlens_q, cu_seqle
 
 
 def _register_varlen_ops():
-    torch = _attn.torch
-    try:
-        torch.ops.attn.varlen.default  # another copy of this package registered it
+    if _attn._registered("varlen"):
         return
-    except (AttributeError, RuntimeError):
-        pass
-    lib = torch.library.Library("attn", "FRAGMENT")
-    tags = tuple(getattr(torch.Tag, name) for name in ("pt2_compliant_tag", "needs_fixed_stride_order")
-                 if hasattr(torch.Tag, name))
-    lib.define(_VARLEN_SCHEMA, tags=tags)
-    torch.library.impl("attn::varlen", ("cpu", "cuda"), _varlen_op_impl, lib=lib)
-    torch.library.register_fake("attn::varlen", _varlen_op_fake, lib=lib)
-    torch.library.register_autograd("attn::varlen", _varlen_op_backward, setup_context=_varlen_setup_context,
-                                    lib=lib)
-    lib.define(_VARLEN_BACKWARD_SCHEMA, tags=tags)
-    torch.library.impl("attn::varlen_backward", ("cpu", "cuda"), _varlen_backward_op_impl, lib=lib)
-    torch.library.register_fake("attn::varlen_backward", _varlen_backward_op_fake, lib=lib)
-    _attn._keep.append(lib)
+    # attn.sdpa's library defined the namespace; this adds to it.
+    _attn._define_differentiable_op(
+        _attn.torch.library.Library("attn", "FRAGMENT"), "varlen", _VARLEN_SCHEMA, _varlen_op_impl,
+        _varlen_op_fake, _varlen_op_backward, _varlen_setup_context, _VARLEN_BACKWARD_SCHEMA,
+        _varlen_backward_op_impl, _varlen_backward_op_fake)
 
 
 if _attn.torch is not None:
