@@ -329,6 +329,47 @@ struct MaskEval {
   }
 };
 
+/// What attn.flash_bwd computes of one (batch entry or sequence b, query
+/// head h) from its raw scores q k^T: P = exp(score_mod(scale q k^T) +
+/// masks - lse) (0 where the mask drops an entry or the row sees no key),
+/// dZ = P (dP - D) (the gradient of the masked logits, which is the
+/// bias's) and dS = dZ score_mod'.
+struct BackwardLocal {
+  Matrix p, dz, ds;
+};
+BackwardLocal backwardLocal(const Matrix &raw, int64_t b, int64_t h,
+                            double scale, const ScoreModProgram *mod,
+                            const ScoreModProgram *modGrad, const MaskEval &e,
+                            const std::vector<double> &lse,
+                            const std::vector<double> &delta,
+                            const Matrix &dp) {
+  Matrix z(raw.rows, raw.cols), slope(raw.rows, raw.cols, 1.0);
+  for (int64_t i = 0; i < raw.rows; ++i)
+    for (int64_t j = 0; j < raw.cols; ++j) {
+      double x = raw.at(i, j) * scale;
+      z.at(i, j) = mod ? mod->run(x, b, h, i, j) : x;
+      if (modGrad)
+        slope.at(i, j) = modGrad->run(x, b, h, i, j);
+    }
+  e.apply(z, b, h);
+  BackwardLocal l{Matrix(z.rows, z.cols), Matrix(z.rows, z.cols),
+                  Matrix(z.rows, z.cols)};
+  for (int64_t i = 0; i < z.rows; ++i) {
+    // A row with no allowed key (-inf logsumexp) has no gradient.
+    bool empty = lse[i] == kNegInf;
+    for (int64_t j = 0; j < z.cols; ++j) {
+      double p =
+          empty || z.at(i, j) == kNegInf ? 0.0 : std::exp(z.at(i, j) - lse[i]);
+      l.p.at(i, j) = p;
+      // A dropped entry has no gradient, whatever dP is there (NaN where v
+      // holds NaN past a sequence's keys).
+      l.dz.at(i, j) = p == 0.0 ? 0.0 : p * (dp.at(i, j) - delta[i]);
+      l.ds.at(i, j) = p == 0.0 ? 0.0 : l.dz.at(i, j) * slope.at(i, j);
+    }
+  }
+  return l;
+}
+
 class Evaluator {
 public:
   explicit Evaluator(const Options &options) : options(options) {}
@@ -939,31 +980,16 @@ private:
       for (int64_t h = hk * group; h < (hk + 1) * group; ++h) {
         Matrix queries = packedRows(**q, qStart, sq, h),
                dOut = packedRows(**dO, qStart, sq, h);
-        Matrix z = multiply(queries, false, keys, true);
-        Matrix slope(z.rows, z.cols, 1.0);
-        for (int64_t i = 0; i < z.rows; ++i)
-          for (int64_t j = 0; j < z.cols; ++j) {
-            double x = z.at(i, j) * scale;
-            z.at(i, j) = mod ? mod->run(x, b, h, i, j) : x;
-            if (modGrad)
-              slope.at(i, j) = modGrad->run(x, b, h, i, j);
-          }
-        e.apply(z, b, h);
         Matrix dp = multiply(dOut, false, values, true);
-        Matrix p(z.rows, z.cols), ds(z.rows, z.cols);
+        std::vector<double> rowLse(sq), delta(sq);
         for (int64_t i = 0; i < sq; ++i) {
-          const double rowLse = lse.data[h * tq + qStart + i];
-          const double delta = rowDelta(qStart + i, h);
-          for (int64_t j = 0; j < sk; ++j) {
-            double prob = rowLse == kNegInf || z.at(i, j) == kNegInf
-                              ? 0.0
-                              : std::exp(z.at(i, j) - rowLse);
-            p.at(i, j) = prob;
-            ds.at(i, j) = prob == 0.0
-                              ? 0.0
-                              : prob * (dp.at(i, j) - delta) * slope.at(i, j);
-          }
+          rowLse[i] = lse.data[h * tq + qStart + i];
+          delta[i] = rowDelta(qStart + i, h);
         }
+        BackwardLocal l = backwardLocal(multiply(queries, false, keys, true), b,
+                                        h, scale, mod.get(), modGrad.get(), e,
+                                        rowLse, delta, dp);
+        const Matrix &p = l.p, &ds = l.ds;
         Matrix dqRows = multiply(ds, false, keys, false);
         for (int64_t i = 0; i < sq; ++i)
           for (int64_t d = 0; d < dqk; ++d)
@@ -1058,47 +1084,20 @@ private:
       if (auto oType = dyn_cast<FloatType>(getElementTypeOrSelf(op.getO())))
         oSemantics = &oType.getFloatSemantics();
 
-    // P, dZ = P (dP - D) (the gradient of the masked logits, which is the
-    // bias's) and dS = dZ score_mod' of one (batch, query head).
-    struct Local {
-      Matrix p, dz, ds;
-    };
+    // P, dZ and dS of one (batch, query head).
     auto local = [=](int64_t b, int64_t h) {
       Matrix raw = multiply(qq.at(b, h), false, kk.at(b, h / group), !transposeK);
-      Matrix z(raw.rows, raw.cols), slope(raw.rows, raw.cols, 1.0);
-      for (int64_t i = 0; i < raw.rows; ++i)
-        for (int64_t j = 0; j < raw.cols; ++j) {
-          double x = raw.at(i, j) * scale;
-          z.at(i, j) = mod ? mod->run(x, b, h, i, j) : x;
-          if (modGrad)
-            slope.at(i, j) = modGrad->run(x, b, h, i, j);
-        }
-      e.apply(z, b, h);
-      std::vector<double> lse = lseRow(b, h);
       Matrix dOut = dd.at(b, h), out = oo.at(b, h);
       if (oSemantics)
         for (double &x : out.v)
           x = roundTo(x, *oSemantics);
-      Matrix dp = multiply(dOut, false, vv.at(b, h / group), true);
-      Local l{Matrix(z.rows, z.cols), Matrix(z.rows, z.cols),
-              Matrix(z.rows, z.cols)};
-      for (int64_t i = 0; i < z.rows; ++i) {
-        double delta = 0;
+      std::vector<double> delta(dOut.rows, 0.0);
+      for (int64_t i = 0; i < dOut.rows; ++i)
         for (int64_t d = 0; d < dOut.cols; ++d)
-          delta += dOut.at(i, d) * out.at(i, d);
-        // A row with no allowed key (-inf logsumexp) has no gradient.
-        bool empty = lse[i] == kNegInf;
-        for (int64_t j = 0; j < z.cols; ++j) {
-          double p = empty || z.at(i, j) == kNegInf ? 0.0
-                                                     : std::exp(z.at(i, j) - lse[i]);
-          l.p.at(i, j) = p;
-          // A dropped entry has no gradient, whatever dP is there (NaN
-          // where v holds NaN past a sequence's keys).
-          l.dz.at(i, j) = p == 0.0 ? 0.0 : p * (dp.at(i, j) - delta);
-          l.ds.at(i, j) = p == 0.0 ? 0.0 : l.dz.at(i, j) * slope.at(i, j);
-        }
-      }
-      return l;
+          delta[i] += dOut.at(i, d) * out.at(i, d);
+      Matrix dp = multiply(dOut, false, vv.at(b, h / group), true);
+      return backwardLocal(raw, b, h, scale, mod.get(), modGrad.get(), e,
+                           lseRow(b, h), delta, dp);
     };
     auto scaled = [scale](Matrix m) {
       for (double &x : m.v)
@@ -1127,7 +1126,7 @@ private:
     dk.slice = [=](int64_t b, int64_t hk) {
       std::optional<Matrix> sum;
       for (int64_t h = hk * group; h < (hk + 1) * group; ++h) {
-        Local l = local(b, h);
+        BackwardLocal l = local(b, h);
         accumulate(sum, transposeK ? multiply(qq.at(b, h), true, l.ds, false)
                                    : multiply(l.ds, true, qq.at(b, h), false));
       }
