@@ -332,14 +332,11 @@ Status Kernel::launch(const BackwardArgs &a, Stream stream, Device device) {
   if (Status s = validate(a); !s)
     return s;
   // The context stays current for the launches and is popped after them.
-  Result<Driver::Entered> entered = Driver::enterForLaunch(device);
-  if (!entered)
-    return entered.status();
-  Driver *driver = entered->driver;
-  Result<Loaded *> loadedOr = loadedIn(entered->scope.context(), stream, true);
-  if (!loadedOr)
-    return loadedOr.status();
-  const Loaded &loaded = **loadedOr;
+  Result<InContext> in = enterLoaded(device, stream, true);
+  if (!in)
+    return in.status();
+  Driver *driver = &in->driver();
+  const Loaded &loaded = *in->loaded;
   if (Status s = checkPointers(a, loaded.ordinal); !s)
     return s;
 

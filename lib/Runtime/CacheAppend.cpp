@@ -180,12 +180,9 @@ Status Kernel::validate(const CacheAppendArgs &a) const {
 Status Kernel::launch(const CacheAppendArgs &a, Stream stream, Device device) {
   if (Status s = validate(a); !s)
     return s;
-  Result<Driver::Entered> entered = Driver::enterForLaunch(device);
-  if (!entered)
-    return entered.status();
-  Result<Loaded *> loaded = loadedIn(entered->scope.context(), stream, true);
-  if (!loaded)
-    return loaded.status();
+  Result<InContext> in = enterLoaded(device, stream, true);
+  if (!in)
+    return in.status();
   const std::pair<const char *, const void *> pointers[] = {
       {"kNew", a.kNew.data},       {"vNew", a.vNew.data},
       {"kCache", a.kCache.data},   {"vCache", a.vCache.data},
@@ -194,7 +191,7 @@ Status Kernel::launch(const CacheAppendArgs &a, Stream stream, Device device) {
       {"sin", a.sin},              {"q", a.q.data},
       {"qOut", a.qOut.data}};
   for (const auto &[name, pointer] : pointers)
-    if (Status s = checkDevicePointer(name, pointer, (*loaded)->ordinal); !s)
+    if (Status s = checkDevicePointer(name, pointer, in->loaded->ordinal); !s)
       return s;
 
   const bool rotary = spec_.rotaryDim > 0;
@@ -229,8 +226,8 @@ Status Kernel::launch(const CacheAppendArgs &a, Stream stream, Device device) {
   p.rotary_positions = rotary ? a.rotaryPositions : 1;
   p.q_at_each_position = a.qAtEachPosition ? 1 : 0;
   void *args[] = {&p};
-  return entered->driver->launch(
-      (*loaded)->function, static_cast<unsigned>(gridRows(a, rotary)),
+  return in->driver().launch(
+      in->loaded->function, static_cast<unsigned>(gridRows(a, rotary)),
       static_cast<unsigned>(p.heads_q + p.heads_kv),
       static_cast<unsigned>(a.batch), kCacheAppendThreads, 0, stream, args);
 }

@@ -433,14 +433,22 @@ Result<Kernel::Loaded *> Kernel::loadedIn(void *context, Stream stream,
   return loaded_.back().get();
 }
 
-Status Kernel::load(Device device) {
+Result<Kernel::InContext> Kernel::enterLoaded(Device device, Stream stream,
+                                              bool checkCapture) {
   Result<Driver::Entered> entered = Driver::enterForLaunch(device);
   if (!entered)
     return entered.status();
   Result<Loaded *> loaded =
-      loadedIn(entered->scope.context(), nullptr, /*checkCapture=*/false);
+      loadedIn(entered->scope.context(), stream, checkCapture);
   if (!loaded)
     return loaded.status();
+  return InContext{std::move(*entered), *loaded};
+}
+
+Status Kernel::load(Device device) {
+  Result<InContext> in = enterLoaded(device, nullptr, /*checkCapture=*/false);
+  if (!in)
+    return in.status();
   if (longKeys_)
     if (Status s = longKeys_->load(device); !s)
       return s;
@@ -565,13 +573,10 @@ Result<int> Kernel::splitsFor(const FlashArgs &a, Device device) {
     return invariantSplits(spec_, a);
   if (a.splits > 0)
     return std::min(a.splits, kMaxSplits);
-  Result<Driver::Entered> entered = Driver::enterForLaunch(device);
-  if (!entered)
-    return entered.status();
-  Result<Loaded *> loaded = loadedIn(entered->scope.context(), nullptr, false);
-  if (!loaded)
-    return loaded.status();
-  return splitsIn(**loaded, a);
+  Result<InContext> in = enterLoaded(device, nullptr, false);
+  if (!in)
+    return in.status();
+  return splitsIn(*in->loaded, a);
 }
 
 Result<size_t> Kernel::workspaceBytes(const FlashArgs &a, Stream stream,
@@ -587,38 +592,29 @@ Result<size_t> Kernel::workspaceBytes(const FlashArgs &a, Stream stream,
     return runner.status();
   if (*runner != this)
     return (*runner)->workspaceBytes(a, stream, device);
-  Result<Driver::Entered> entered = Driver::enterForLaunch(device);
-  if (!entered)
-    return entered.status();
-  Result<Loaded *> loaded = loadedIn(entered->scope.context(), stream, true);
-  if (!loaded)
-    return loaded.status();
-  Result<int> splits = splitsIn(**loaded, a);
+  Result<InContext> in = enterLoaded(device, stream, true);
+  if (!in)
+    return in.status();
+  Result<int> splits = splitsIn(*in->loaded, a);
   if (!splits)
     return splits.status();
-  return forwardWorkspace(**loaded, a, *splits).bytes;
+  return forwardWorkspace(*in->loaded, a, *splits).bytes;
 }
 
 Result<int> Kernel::occupancy(Device device) {
-  Result<Driver::Entered> entered = Driver::enterForLaunch(device);
-  if (!entered)
-    return entered.status();
-  Result<Loaded *> loaded = loadedIn(entered->scope.context(), nullptr, false);
-  if (!loaded)
-    return loaded.status();
-  return entered->driver->occupancy((*loaded)->function, spec_.threads,
-                              spec_.sharedBytes);
+  Result<InContext> in = enterLoaded(device, nullptr, false);
+  if (!in)
+    return in.status();
+  return in->driver().occupancy(in->loaded->function, spec_.threads,
+                                spec_.sharedBytes);
 }
 
 Result<int> Kernel::loadedRegisters(Device device) {
-  Result<Driver::Entered> entered = Driver::enterForLaunch(device);
-  if (!entered)
-    return entered.status();
-  Result<Loaded *> loaded = loadedIn(entered->scope.context(), nullptr, false);
-  if (!loaded)
-    return loaded.status();
-  return entered->driver->functionAttribute((*loaded)->function,
-                                      CU_FUNC_ATTRIBUTE_NUM_REGS);
+  Result<InContext> in = enterLoaded(device, nullptr, false);
+  if (!in)
+    return in.status();
+  return in->driver().functionAttribute(in->loaded->function,
+                                        CU_FUNC_ATTRIBUTE_NUM_REGS);
 }
 
 Result<int> Kernel::registers() {
@@ -1160,12 +1156,9 @@ Status Kernel::validate(const GraphArgs &a) const {
 Status Kernel::launch(const GraphArgs &a, Stream stream, Device device) {
   if (Status s = validate(a); !s)
     return s;
-  Result<Driver::Entered> entered = Driver::enterForLaunch(device);
-  if (!entered)
-    return entered.status();
-  Result<Loaded *> loaded = loadedIn(entered->scope.context(), stream, true);
-  if (!loaded)
-    return loaded.status();
+  Result<InContext> in = enterLoaded(device, stream, true);
+  if (!in)
+    return in.status();
   GraphParams p = {};
   for (size_t i = 0; i < a.inputs.size(); ++i) {
     p.in[i] = a.inputs[i].data;
@@ -1179,9 +1172,9 @@ Status Kernel::launch(const GraphArgs &a, Stream stream, Device device) {
   for (int d = 0; d < 4; ++d)
     p.out_strides[d] = a.output.strides[d];
   void *args[] = {&p};
-  return entered->driver->launch((*loaded)->function, spec_.grid[0], spec_.grid[1],
-                           spec_.grid[2], spec_.threads, spec_.sharedBytes,
-                           stream, args);
+  return in->driver().launch(in->loaded->function, spec_.grid[0],
+                             spec_.grid[1], spec_.grid[2], spec_.threads,
+                             spec_.sharedBytes, stream, args);
 }
 
 } // namespace attn

@@ -323,6 +323,15 @@ private:
   /// loads it there first, unless `checkCapture` finds `stream` capturing
   /// a CUDA graph.
   Result<Loaded *> loadedIn(void *context, Stream stream, bool checkCapture);
+  /// `device`'s context made current (until destroyed) with the kernel
+  /// loaded there (loadedIn): what every call on the device starts with.
+  struct InContext {
+    Driver::Entered entered;
+    Loaded *loaded;
+    Driver &driver() const { return *entered.driver; }
+  };
+  Result<InContext> enterLoaded(Device device, Stream stream,
+                                bool checkCapture);
   Result<int> splitsIn(Loaded &loaded, const FlashArgs &args) const;
   /// The caller's workspace of a launch: the partial outputs of `splits`
   /// splits, then, where a persistent kernel with a causal mask or a window
