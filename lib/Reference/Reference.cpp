@@ -45,10 +45,16 @@ double reference::relativeError(const HostTensor &a, const HostTensor &b,
   for (size_t i = 0; i < b.data.size() && i < a.data.size(); ++i) {
     if (std::isnan(b.data[i]))
       continue;
-    if (!std::isfinite(a.data[i]) && a.data[i] != b.data[i])
+    // A NaN or infinity where b differs, or a number where b is infinite.
+    if ((!std::isfinite(a.data[i]) || std::isinf(b.data[i])) &&
+        a.data[i] != b.data[i])
       return std::numeric_limits<double>::infinity();
-    if (std::isinf(b.data[i]))
-      continue; // equal infinities (e.g. -inf logsumexp of empty rows)
+    // Equal infinities (e.g. -inf logsumexp of empty rows): compared, and
+    // equal, but outside the norms.
+    if (std::isinf(b.data[i])) {
+      ++count;
+      continue;
+    }
     double d = a.data[i] - b.data[i];
     diff += d * d;
     norm += b.data[i] * b.data[i];

@@ -570,6 +570,15 @@ TEST(RelativeError, IgnoresUncomputedAndRejectsNaN) {
   EXPECT_EQ(compared, 3);
   got.data[1] = NAN;
   EXPECT_TRUE(std::isinf(relativeError(got, ref)));
+  // Equal infinities (the -inf logsumexp of rows without keys) are
+  // compared, outside the norms; an unequal one is an infinite error.
+  const double inf = std::numeric_limits<double>::infinity();
+  ref.data = {-inf, -inf, NAN, 4};
+  got.data = {-inf, -inf, 0, 4};
+  EXPECT_EQ(relativeError(got, ref, &compared), 0.0);
+  EXPECT_EQ(compared, 3);
+  got.data[0] = 0;
+  EXPECT_TRUE(std::isinf(relativeError(got, ref)));
 }
 
 } // namespace

@@ -51,7 +51,9 @@ FailureOr<std::vector<HostTensor>> evaluate(func::FuncOp func,
                                             const Options &options = {});
 
 /// ||a - b|| / ||b|| over the entries where b is not NaN; NaN in `a` where b
-/// is a number counts as an infinite error. `compared` receives the count.
+/// is a number counts as an infinite error, and so does an infinity of b
+/// that `a` does not equal. `compared` receives the count of entries
+/// checked (equal infinities among them).
 double relativeError(const HostTensor &a, const HostTensor &b,
                      int64_t *compared = nullptr);
 
