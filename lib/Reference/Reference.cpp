@@ -901,10 +901,6 @@ private:
     return t;
   }
 
-  /// The gradients of attn.flash (attn.flash_bwd), from its operands o and
-  /// lse as the op defines them. dq is computed per query head; dk and dv
-  /// per K/V head, summing the query heads that share it; dbias per slice of
-  /// the bias, summing the dimensions it broadcasts in.
   /// The score_mod of an attn.flash_bwd and its derivative, reading the
   /// same captures (both null without a score_mod).
   LogicalResult scoreModAndGrad(FlashBwdOp op,
@@ -1020,17 +1016,16 @@ private:
         slices.size(),
         [&](size_t i) { slice(slices[i].first, slices[i].second); },
         options.threads);
-    plain[op.getGradQ()] = std::move(dq);
-    plain[op.getGradK()] = std::move(dk);
-    plain[op.getGradV()] = std::move(dvOut);
-
-    // dsinks[h] = -sum over every sequence's rows of exp(sink - lse) D.
-    if (Value gradSinks = op.getGradSinks()) {
+    // dsinks[h] = -sum over every sequence's rows of exp(sink - lse) D,
+    // before the results go into `plain`: the operands point into it, and
+    // an insertion may move its entries.
+    std::optional<HostTensor> ds;
+    if (op.getGradSinks()) {
       const HostTensor *sinks = arguments.lookup(op.getSinks());
       if (!sinks)
         return op.emitOpError()
                << "'sinks' must be a function argument for the reference";
-      HostTensor ds(sinks->shape);
+      ds.emplace(sinks->shape);
       for (int64_t b = 0; b < batch; ++b) {
         auto [qStart, sq] = clampedRange(**cuQ, b, tq);
         for (int64_t h = 0; h < hq; ++h) {
@@ -1038,15 +1033,23 @@ private:
           for (int64_t i = 0; i < sq; ++i) {
             const double rowLse = lse.data[h * tq + qStart + i];
             if (rowLse != kNegInf && sink != kNegInf)
-              ds.data[h] -= std::exp(sink - rowLse) * rowDelta(qStart + i, h);
+              ds->data[h] -= std::exp(sink - rowLse) * rowDelta(qStart + i, h);
           }
         }
       }
-      plain[gradSinks] = std::move(ds);
     }
+    plain[op.getGradQ()] = std::move(dq);
+    plain[op.getGradK()] = std::move(dk);
+    plain[op.getGradV()] = std::move(dvOut);
+    if (ds)
+      plain[op.getGradSinks()] = std::move(*ds);
     return success();
   }
 
+  /// The gradients of attn.flash (attn.flash_bwd), from its operands o and
+  /// lse as the op defines them. dq is computed per query head; dk and dv
+  /// per K/V head, summing the query heads that share it; dbias per slice of
+  /// the bias, summing the dimensions it broadcasts in.
   LogicalResult evaluateFlashBackward(FlashBwdOp op) {
     if (op.isVarlen())
       return evaluateVarlenFlashBackward(op);

@@ -170,7 +170,8 @@ def varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, drop
     Differentiable (packed-sequence training): where autograd records the
     call (q, k, v or sinks require grad), the backward computes dq, dk, dv
     (and dsinks) of every sequence, with the same masks and score_mod; the
-    gradients of rows no sequence covers are 0. Its kernels have no
+    gradients of rows no sequence covers are 0 (a returned lse takes no
+    gradient). Its kernels have no
     atomics, so it is deterministic whatever `deterministic` says. The
     call goes through torch.ops.attn.varlen, so torch.compile traces it
     and a training step can be captured in a CUDA graph once it has run.
@@ -380,8 +381,9 @@ def _varlen_backward(c, grad_out, q, k, v, out, lse, cu_seqlens_q, cu_seqlens_k,
     return grad_q, grad_k, grad_v, empty if grad_sinks is None else grad_sinks
 
 
-# torch.ops.attn.varlen: the forward autograd records; lse has 0 elements
-# unless return_lse (a recorded call always asks for it).
+# torch.ops.attn.varlen: the forward autograd records, returning out and
+# the logsumexp (Hq, total_q), which the backward reads (it takes no
+# gradient: a loss through a returned lse does not reach q, k, v).
 _VARLEN_SCHEMA = ("varlen(Tensor q, Tensor k, Tensor v, Tensor cu_seqlens_q, Tensor cu_seqlens_k, "
                   "int max_seqlen_q, int max_seqlen_k, Tensor[] score_mod_captures, Tensor? sinks, *, "
                   "float scale, bool causal, int[] window, str? score_mod=None, str variant=\"\", "
@@ -460,7 +462,8 @@ def _varlen_backward_op_fake(grad_out, q, k, v, out, lse, cu_seqlens_q, cu_seqle
                              scale, causal, window, score_mod=None, deterministic=False):
     torch = _attn.torch
     dsinks = q.new_empty((q.shape[1],) if sinks is not None else (0,), dtype=torch.float32)
-    return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v), dsinks
+    # Contiguous, as the real op's torch.zeros.
+    return q.new_empty(q.shape), k.new_empty(k.shape), v.new_empty(v.shape), dsinks
 
 
 def _register_varlen_ops():
