@@ -38,7 +38,7 @@ extern "C" {
  * attn_backward_args gains sinks and grad_sinks; the cache append
  * (attn_cache_append_args, attn_compile_cache_append,
  * attn_launch_cache_append). */
-#define ATTN_C_ABI_VERSION 4
+#define ATTN_C_ABI_VERSION 5
 
 enum attn_status {
   ATTN_OK = 0,
@@ -224,7 +224,8 @@ typedef struct attn_backward_args {
    * (both NULL otherwise). */
   const float *sinks;
   float *grad_sinks;
-  /* The backward of a ragged attention (cu_seqlens): the forward's batch + 1
+  /* (Appended in ABI 5.) The backward of a ragged attention (cu_seqlens):
+   * the forward's batch + 1
    * offsets of the queries and the keys, int32 in device memory; the
    * tensors packed as attn_flash_args has them (strides[0] ignored), lse
    * [heads_q, seq_q]. Rows of no sequence are not written. NULL for a dense

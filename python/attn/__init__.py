@@ -41,7 +41,7 @@ __all__ = ["sdpa", "precompile", "AttnError", "softcap", "alibi", "head_bias", "
            "varlen", "with_kvcache"]
 
 # The ATTN_C_ABI_VERSION (include/attn-c/attn.h) this package speaks.
-_ABI_VERSION = 4
+_ABI_VERSION = 5
 
 _logger = logging.getLogger("attn")
 
