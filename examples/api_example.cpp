@@ -44,7 +44,9 @@ int main() {
     std::fprintf(stderr, "%s\n", compiled.status().toString().c_str());
     return 1;
   }
-  attn::Kernel &kernel = *compiled->kernels.front();
+  // The op's kernels: what runs a launch is picked by the group.
+  attn::KernelGroup &group = *compiled->kernels.front();
+  attn::Kernel &kernel = group.primary();
   const attn::KernelSpec &spec = kernel.spec();
   auto grid = kernel.grid(batch, seq);
   std::printf("kernel %s for %s\n", spec.name.c_str(), kernel.arch().c_str());
@@ -93,7 +95,7 @@ int main() {
   args.o = attn::TensorArg::contiguous(reinterpret_cast<void *>(dout->get()), qShape);
   // Launches that split the keys (decode) write partial results to a
   // workspace the caller owns; this one needs none, but asking is cheap.
-  auto workspaceBytes = kernel.workspaceBytes(args);
+  auto workspaceBytes = group.workspaceBytes(args);
   if (!workspaceBytes) {
     std::fprintf(stderr, "%s\n", workspaceBytes.status().toString().c_str());
     return 1;
@@ -105,7 +107,7 @@ int main() {
   }
   args.workspace = workspace->get();
   args.workspaceBytes = workspace->size();
-  if (attn::Status s = kernel.launch(args); !s) {
+  if (attn::Status s = group.launch(args); !s) {
     std::fprintf(stderr, "%s\n", s.toString().c_str());
     return 1;
   }

@@ -30,7 +30,7 @@ int main() {
     std::fprintf(stderr, "%s\n", compiled.status().toString().c_str());
     return 1;
   }
-  const attn::Kernel &kernel = *compiled->kernels.front();
+  const attn::Kernel &kernel = compiled->kernels.front()->primary();
   std::printf("C++: attn %s compiled %s (variant %s) for %s\n", attn::version(),
               kernel.spec().name.c_str(), kernel.spec().variant.c_str(),
               kernel.arch().c_str());

@@ -20,6 +20,7 @@
 #define ATTN_ATTN_H
 
 #include "attn/Runtime/Context.h"
+#include "attn/Runtime/KernelGroup.h"
 #include "attn/Version.h"
 
 #include <optional>
@@ -65,10 +66,11 @@ struct CompileOptions {
   bool compileKernels = true;
 };
 
-/// The kernels of a module, one per attn.flash, attn.flash_bwd and
-/// attn.kernel in op order, and the IR after the pipeline.
+/// The kernels of a module, one group per attn.flash, attn.flash_bwd and
+/// attn.kernel in op order (each launched through its group, which picks
+/// the kernel of the planned ones), and the IR after the pipeline.
 struct CompiledModule {
-  std::vector<std::shared_ptr<Kernel>> kernels;
+  std::vector<std::shared_ptr<KernelGroup>> kernels;
   /// With CompileOptions::compileKernels off: the specs emitted, one per
   /// attn.flash, attn.flash_bwd and attn.kernel in op order, then those of
   /// dynamic key lengths' long-key tiles. Empty otherwise.

@@ -270,16 +270,16 @@ mlir::DenseI64ArrayAttr narrowerAfter(mlir::MLIRContext *context,
 
 /// The cp.async kernel of a persistent `kernel`'s plan, for launches TMA
 /// cannot read: compiled by the first such launch
-/// (Kernel::setCpAsyncFallback); where it spills, the first of its narrower
-/// tiles that does not.
+/// (KernelGroup::setCpAsyncFallback); where it spills, the first of its
+/// narrower tiles that does not.
 void attachCpAsyncFallback(Context &context, const PlannedKernel &planned,
-                           Kernel &kernel) {
+                           KernelGroup &group) {
   std::vector<Kernel::DeferredBuild> narrower;
   for (const KernelSpec &spec : planned.narrower)
     narrower.push_back(context.deferBuild(spec));
   const std::string name = planned.spec.name;
   Kernel::DeferredBuild own = context.deferBuild(planned.spec);
-  kernel.setCpAsyncFallback(
+  group.setCpAsyncFallback(
       name, [own = std::move(own), narrower = std::move(narrower),
              name]() -> Result<std::shared_ptr<Kernel>> {
         Result<std::shared_ptr<Kernel>> built = own();
@@ -298,11 +298,11 @@ void attachCpAsyncFallback(Context &context, const PlannedKernel &planned,
       });
 }
 
-/// The kernels of one forward op once its plan's first kernels are built
+/// The group of one forward op once its plan's first kernels are built
 /// (`kernel`, and `longKernel` for long keys): the picks where they spilled,
 /// the long-keys kernel and cp.async fallback attached. The op's config and
 /// plan are set to what was picked, so that the lowered IR says what runs.
-std::shared_ptr<Kernel> finishForward(Context &context, const OpPlan &plan,
+std::shared_ptr<KernelGroup> finishForward(Context &context, const OpPlan &plan,
                                       std::shared_ptr<Kernel> kernel,
                                       std::shared_ptr<Kernel> longKernel) {
   auto flash = mlir::cast<mlir::attn::FlashOp>(plan.op);
@@ -319,6 +319,7 @@ std::shared_ptr<Kernel> finishForward(Context &context, const OpPlan &plan,
     remarkNarrowed(flash, spilled, plan.primary.config, config, "");
     spillBlockN = narrowerAfter(mlirContext, plan.primary, picked);
   }
+  auto group = std::make_shared<KernelGroup>(kernel);
   mlir::attn::ConfigAttr longConfig;
   mlir::DenseI64ArrayAttr longSpillBlockN;
   if (plan.longKeys) {
@@ -338,13 +339,13 @@ std::shared_ptr<Kernel> finishForward(Context &context, const OpPlan &plan,
       longConfig = nullptr;
       longSpillBlockN = nullptr;
     } else {
-      kernel->setLongKeysKernel(
+      group->setLongKeysKernel(
           longKernel, alignedKeysUpTo(kernel->spec().causal ||
                                       kernel->spec().window));
     }
   }
   if (plan.cpAsync)
-    attachCpAsyncFallback(context, *plan.cpAsync, *kernel);
+    attachCpAsyncFallback(context, *plan.cpAsync, *group);
   flash.setConfigAttr(config);
   if (launch) {
     auto picks = mlir::attn::LaunchPlanAttr::get(
@@ -356,7 +357,7 @@ std::shared_ptr<Kernel> finishForward(Context &context, const OpPlan &plan,
     else
       flash.setPlanAttr(picks);
   }
-  return kernel;
+  return group;
 }
 
 /// A backward whose kernels spilled runs its plan's spill config where
@@ -486,7 +487,7 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
     Result<std::shared_ptr<Kernel>> kernel = std::move(*built[i]);
     if (!kernel)
       return kernel.status();
-    std::shared_ptr<Kernel> runs = *kernel;
+    std::shared_ptr<KernelGroup> runs;
     if (mlir::isa<mlir::attn::FlashOp>(plans[i].op)) {
       std::shared_ptr<Kernel> longKernel;
       if (longIndex[i] >= 0) {
@@ -496,9 +497,12 @@ Result<CompiledModule> compileModule(Context &context, mlir::ModuleOp module,
           return built_long.status();
         longKernel = *built_long;
       }
-      runs = finishForward(context, plans[i], runs, longKernel);
+      runs = finishForward(context, plans[i], *kernel, longKernel);
     } else if (mlir::isa<mlir::attn::FlashBwdOp>(plans[i].op)) {
-      runs = finishBackward(context, plans[i], runs);
+      runs = std::make_shared<KernelGroup>(
+          finishBackward(context, plans[i], *kernel));
+    } else {
+      runs = std::make_shared<KernelGroup>(*kernel);
     }
     compiled.kernels.push_back(runs);
   }

@@ -81,8 +81,10 @@ struct attn_context {
   std::unique_ptr<attn::Context> context;
 };
 
+/// What one op compiled to: its group of kernels (a cache append's has
+/// one).
 struct attn_kernel {
-  std::shared_ptr<attn::Kernel> kernel;
+  std::shared_ptr<attn::KernelGroup> group;
 };
 
 extern "C" {
@@ -153,7 +155,7 @@ int attn_compile(attn_context *context, const char *mlir, const char *variant,
 int attn_kernel_get_info(const attn_kernel *kernel, attn_kernel_info *info) {
   if (!kernel || !info)
     return invalid("attn_kernel_get_info: NULL argument");
-  const attn::Kernel &k = *kernel->kernel;
+  const attn::Kernel &k = kernel->group->primary();
   const attn::KernelSpec &s = k.spec();
   std::memset(info, 0, sizeof(*info));
   std::strncpy(info->name, s.name.c_str(), sizeof(info->name) - 1);
@@ -181,13 +183,13 @@ int attn_kernel_get_info(const attn_kernel *kernel, attn_kernel_info *info) {
 }
 
 const char *attn_kernel_source(const attn_kernel *kernel) {
-  return kernel ? kernel->kernel->spec().source.c_str() : "";
+  return kernel ? kernel->group->spec().source.c_str() : "";
 }
 
 int attn_kernel_load(attn_kernel *kernel, const attn_launch_config *where) {
   if (!kernel)
     return invalid("attn_kernel_load: 'kernel' is NULL");
-  attn::Status s = kernel->kernel->load(deviceOf(where));
+  attn::Status s = kernel->group->load(deviceOf(where));
   return s ? ATTN_OK : report(s);
 }
 
@@ -195,7 +197,7 @@ int attn_workspace_size(attn_kernel *kernel, const attn_flash_args *args,
                         const attn_launch_config *config, uint64_t *bytes) {
   if (!kernel || !args || !bytes)
     return invalid("attn_workspace_size: NULL argument");
-  auto size = kernel->kernel->workspaceBytes(
+  auto size = kernel->group->workspaceBytes(
       toFlashArgs(args, config), config ? config->stream : nullptr,
       deviceOf(config));
   if (!size)
@@ -208,9 +210,9 @@ int attn_launch_on(attn_kernel *kernel, const attn_flash_args *args,
                    const attn_launch_config *config) {
   if (!kernel || !args)
     return invalid("attn_launch_on: NULL argument");
-  attn::Status s = kernel->kernel->launch(toFlashArgs(args, config),
-                                          config ? config->stream : nullptr,
-                                          deviceOf(config));
+  attn::Status s = kernel->group->launch(toFlashArgs(args, config),
+                                         config ? config->stream : nullptr,
+                                         deviceOf(config));
   return s ? ATTN_OK : report(s);
 }
 
@@ -290,7 +292,7 @@ int attn_backward_workspace_size(const attn_kernel *backward,
                                  uint64_t *bytes) {
   if (!backward || !args || !bytes)
     return invalid("attn_backward_workspace_size: NULL argument");
-  auto size = backward->kernel->workspaceBytes(toBackwardArgs(*args, nullptr));
+  auto size = backward->group->workspaceBytes(toBackwardArgs(*args, nullptr));
   if (!size)
     return report(size.status());
   *bytes = *size;
@@ -301,9 +303,9 @@ int attn_launch_backward(attn_kernel *backward, const attn_backward_args *args,
                          const attn_launch_config *config) {
   if (!backward || !args)
     return invalid("attn_launch_backward: NULL argument");
-  attn::Status s = backward->kernel->launch(toBackwardArgs(*args, config),
-                                            config ? config->stream : nullptr,
-                                            deviceOf(config));
+  attn::Status s = backward->group->launch(toBackwardArgs(*args, config),
+                                           config ? config->stream : nullptr,
+                                           deviceOf(config));
   return s ? ATTN_OK : report(s);
 }
 
@@ -332,7 +334,7 @@ int attn_compile_cache_append(attn_context *context, const char *element,
   auto built = context->context->build(*spec);
   if (!built)
     return report(built.status());
-  *kernel = new attn_kernel{*built};
+  *kernel = new attn_kernel{std::make_shared<attn::KernelGroup>(*built)};
   return ATTN_OK;
 }
 
@@ -364,8 +366,8 @@ int attn_launch_cache_append(attn_kernel *kernel,
   a.q = toArg(args->q);
   a.qOut = toArg(args->q_out);
   a.qAtEachPosition = args->q_at_each_position != 0;
-  attn::Status s = kernel->kernel->launch(a, config ? config->stream : nullptr,
-                                          deviceOf(config));
+  attn::Status s = kernel->group->primary().launch(
+      a, config ? config->stream : nullptr, deviceOf(config));
   return s ? ATTN_OK : report(s);
 }
 

@@ -103,8 +103,12 @@ Result<TileStats> tileStats(const Launch &l) {
   unsigned long long stats[2];
   if (Status s = driver->copyToHost(stats, counters->get(), sizeof(stats)); !s)
     return s;
-  const KernelSpec &spec = l.kernel->spec();
-  auto splits = l.kernel->splitsFor(args);
+  // The kernel of the group that ran: its tiles count the work.
+  Result<Kernel *> ran = kernelOf(l);
+  if (!ran)
+    return ran.status();
+  const KernelSpec &spec = (*ran)->spec();
+  auto splits = (*ran)->splitsFor(args);
   if (!splits)
     return splits.status();
   TileStats t;
@@ -114,7 +118,7 @@ Result<TileStats> tileStats(const Launch &l) {
                      : (unsigned long long)l.grid.x * l.grid.y * l.grid.z *
                            ((args.seqKV + spec.blockN - 1) / spec.blockN);
   t.splits = *splits;
-  t.packedHeads = l.kernel->packsQueryHeads(args.seqQ);
+  t.packedHeads = (*ran)->packsQueryHeads(args.seqQ);
   return t;
 }
 

@@ -96,8 +96,8 @@ Result<Launch> finishFlashLaunch(Launch l, mlir::attn::FlashOp flash,
   l.bytes = tensorBytes(q) + tensorBytes(k) + tensorBytes(v) + tensorBytes(out);
   if (Status s = allocateWorkspace(l, args); !s)
     return s;
-  std::shared_ptr<Kernel> kernel = l.kernel;
-  l.grid = kernel->grid(args.batch, args.seqQ);
+  std::shared_ptr<KernelGroup> kernel = l.kernel;
+  l.grid = kernel->primary().grid(args.batch, args.seqQ);
   l.enqueue = [kernel, args] { return kernel->launch(args); };
   l.flashArgs = args;
   l.output = out;
@@ -109,7 +109,7 @@ Result<Launch> finishFlashLaunch(Launch l, mlir::attn::FlashOp flash,
 /// A ragged batch: packed q, k, v, o, the offsets (their host values, the
 /// function's arguments, give the longest sequences and the work done).
 Result<Launch> prepareVarlenFlash(mlir::attn::FlashOp flash,
-                                  std::shared_ptr<Kernel> kernel,
+                                  std::shared_ptr<KernelGroup> kernel,
                                   ValueMap &values, const HostMap &host,
                                   const RunOptions &options) {
   Launch l;
@@ -169,7 +169,7 @@ Result<Launch> prepareVarlenFlash(mlir::attn::FlashOp flash,
 /// Allocates the output of an attn.flash (in the layout of q) and binds its
 /// operands.
 Result<Launch> prepareFlash(mlir::attn::FlashOp flash,
-                            std::shared_ptr<Kernel> kernel, ValueMap &values,
+                            std::shared_ptr<KernelGroup> kernel, ValueMap &values,
                             const HostMap &host, const RunOptions &options) {
   if (flash.isVarlen())
     return prepareVarlenFlash(flash, kernel, values, host, options);
@@ -222,7 +222,7 @@ Result<Launch> prepareFlash(mlir::attn::FlashOp flash,
 /// Allocates the gradients of an attn.flash_bwd (poisoned, in the layout of
 /// what they differentiate) and its workspace, and binds its operands.
 Result<Launch> prepareFlashBackward(mlir::attn::FlashBwdOp op,
-                                    std::shared_ptr<Kernel> kernel,
+                                    std::shared_ptr<KernelGroup> kernel,
                                     ValueMap &values, const HostMap &host,
                                     const RunOptions &options) {
   Launch l;
@@ -337,7 +337,7 @@ Result<Launch> prepareFlashBackward(mlir::attn::FlashBwdOp op,
 /// Binds the inputs of an attn.kernel and its result: a new (poisoned)
 /// tensor, or with in_place the first input's memory.
 Result<Launch> prepareGraphKernel(mlir::attn::KernelOp op,
-                                  std::shared_ptr<Kernel> kernel,
+                                  std::shared_ptr<KernelGroup> kernel,
                                   ValueMap &values) {
   Launch l;
   l.kernel = kernel;
@@ -371,7 +371,7 @@ Result<Launch> prepareGraphKernel(mlir::attn::KernelOp op,
     int64_t depth = lhs.getDimSize(lhs.getRank() - (matmul.getTransposeLhs() ? 2 : 1));
     l.flops = 2.0 * double(numElements(out.shape)) * depth;
   }
-  l.grid = kernel->grid(0, 0);
+  l.grid = kernel->primary().grid(0, 0);
   l.enqueue = [kernel, args] { return kernel->launch(args); };
   return l;
 }
@@ -395,8 +395,14 @@ std::optional<std::string> whyNotRunnable(mlir::func::FuncOp func) {
   return std::nullopt;
 }
 
+Result<Kernel *> kernelOf(const Launch &launch) {
+  if (launch.flashArgs)
+    return launch.kernel->kernelFor(*launch.flashArgs);
+  return &launch.kernel->primary();
+}
+
 Result<Execution> runFunction(mlir::func::FuncOp func,
-                              const std::vector<std::shared_ptr<Kernel>> &kernels,
+                              const std::vector<std::shared_ptr<KernelGroup>> &kernels,
                               const std::vector<HostTensor> &inputs,
                               const RunOptions &options) {
   Execution run;
@@ -426,7 +432,7 @@ Result<Execution> runFunction(mlir::func::FuncOp func,
   // attn.flash, attn.flash_bwd and attn.kernel on the GPU; casts between
   // fused kernels alias (the kernels read and write 16-bit types).
   size_t kernelIndex = 0;
-  auto nextKernel = [&]() -> Result<std::shared_ptr<Kernel>> {
+  auto nextKernel = [&]() -> Result<std::shared_ptr<KernelGroup>> {
     if (kernelIndex >= kernels.size())
       return Status(StatusCode::InvalidArgument,
                     "the function has more kernels than were compiled");
@@ -447,17 +453,17 @@ Result<Execution> runFunction(mlir::func::FuncOp func,
       continue;
     Result<Launch> launch = Status(StatusCode::Unsupported, "");
     if (auto graphKernel = mlir::dyn_cast<mlir::attn::KernelOp>(op)) {
-      Result<std::shared_ptr<Kernel>> kernel = nextKernel();
+      Result<std::shared_ptr<KernelGroup>> kernel = nextKernel();
       if (!kernel)
         return kernel.status();
       launch = prepareGraphKernel(graphKernel, *kernel, run.values);
     } else if (auto flash = mlir::dyn_cast<mlir::attn::FlashOp>(op)) {
-      Result<std::shared_ptr<Kernel>> kernel = nextKernel();
+      Result<std::shared_ptr<KernelGroup>> kernel = nextKernel();
       if (!kernel)
         return kernel.status();
       launch = prepareFlash(flash, *kernel, run.values, host, options);
     } else if (auto backward = mlir::dyn_cast<mlir::attn::FlashBwdOp>(op)) {
-      Result<std::shared_ptr<Kernel>> kernel = nextKernel();
+      Result<std::shared_ptr<KernelGroup>> kernel = nextKernel();
       if (!kernel)
         return kernel.status();
       launch = prepareFlashBackward(backward, *kernel, run.values, host, options);

@@ -192,75 +192,9 @@ Context::build(const std::string &arch, Cache &cache, const KernelSpec &spec) {
 
 Kernel::Kernel() : baseParams_(new FlashParams()) {}
 
-/// The cp.async kernel of a persistent one, built at most once: a failed
-/// build is reported again, not retried at every launch.
-struct Kernel::CpAsyncFallback {
-  std::string name;
-  DeferredBuild build;
-  std::mutex mutex;
-  bool attempted = false;
-  Status failure;
-  std::shared_ptr<Kernel> kernel;
-  std::atomic<Kernel *> ready{nullptr};
-};
-
-void Kernel::setLongKeysKernel(std::shared_ptr<Kernel> kernel,
-                               int64_t fromKeys) {
-  longKeys_ = std::move(kernel);
-  longKeysFrom_ = fromKeys;
-  if (longKeys_ && cpAsync_)
-    longKeys_->cpAsync_ = cpAsync_;
-}
-
-void Kernel::setCpAsyncFallback(std::string name, DeferredBuild build) {
-  cpAsync_ = std::make_shared<CpAsyncFallback>();
-  cpAsync_->name = std::move(name);
-  cpAsync_->build = std::move(build);
-  if (longKeys_)
-    longKeys_->cpAsync_ = cpAsync_;
-}
-
-Kernel *Kernel::cpAsyncFallback() const {
-  return cpAsync_ ? cpAsync_->ready.load(std::memory_order_acquire) : nullptr;
-}
-
 bool Kernel::persistent() const {
   const KernelVariant *variant = findKernelVariant(spec_.variant);
   return spec_.kind == KernelKind::Flash && variant && variant->persistent;
-}
-
-Result<Kernel *> Kernel::cpAsyncFor(const std::string &why) {
-  const std::string cannot =
-      "kernel " + spec_.name + " reads q, k and v by TMA, and " + why;
-  if (!cpAsync_)
-    return Status(StatusCode::InvalidArgument,
-                  cannot + "; no cp.async kernel was compiled beside it "
-                           "(attn::compileSource adds one where a "
-                           "non-persistent variant serves the attention): "
-                           "pass operands TMA can read");
-  if (Kernel *ready = cpAsync_->ready.load(std::memory_order_acquire))
-    return ready;
-  std::lock_guard<std::mutex> lock(cpAsync_->mutex);
-  if (!cpAsync_->attempted) {
-    cpAsync_->attempted = true;
-    Result<std::shared_ptr<Kernel>> built = cpAsync_->build();
-    if (built) {
-      cpAsync_->kernel = *built;
-      cpAsync_->ready.store(built->get(), std::memory_order_release);
-      // Said once, at the build: every later such launch runs it silently.
-      if (logEnabled())
-        log("remark: " + cannot + ": running the cp.async kernel " +
-            (*built)->spec().name + " instead");
-    } else {
-      cpAsync_->failure = built.status();
-    }
-  }
-  if (cpAsync_->kernel)
-    return cpAsync_->kernel.get();
-  return Status(
-      cpAsync_->failure.code(),
-      cannot + "; building the cp.async kernel " + cpAsync_->name +
-          " that would run it instead failed: " + cpAsync_->failure.message());
 }
 
 Kernel::~Kernel() {
@@ -349,7 +283,7 @@ Result<Kernel::Loaded *> Kernel::loadedIn(void *context, Stream stream,
                         std::to_string(*ordinal) +
                         " and its stream is capturing a CUDA graph, where "
                         "loading a module is not allowed; load it before "
-                        "capturing (Kernel::load, attn_kernel_load, "
+                        "capturing (KernelGroup::load, attn_kernel_load, "
                         "attn.precompile) or run it once");
   }
   Result<const DeviceInfo *> device = driver->deviceInfo(*ordinal);
@@ -447,15 +381,7 @@ Result<Kernel::InContext> Kernel::enterLoaded(Device device, Stream stream,
 
 Status Kernel::load(Device device) {
   Result<InContext> in = enterLoaded(device, nullptr, /*checkCapture=*/false);
-  if (!in)
-    return in.status();
-  if (longKeys_)
-    if (Status s = longKeys_->load(device); !s)
-      return s;
-  // Built by an earlier launch: loaded too, so that launches with the same
-  // operands can be captured.
-  Kernel *cpAsync = cpAsyncFallback();
-  return cpAsync ? cpAsync->load(device) : Status::ok();
+  return in ? Status::ok() : in.status();
 }
 
 int Kernel::chooseSplits(long long blocks, int tilesPerBlock,
@@ -559,16 +485,6 @@ Kernel::ForwardWorkspace Kernel::forwardWorkspace(const Loaded &loaded,
 }
 
 Result<int> Kernel::splitsFor(const FlashArgs &a, Device device) {
-  // The long-keys kernel decides with its own tiles (a batch-invariant
-  // launch's fixed splits too).
-  if (Kernel *other = forKeys(a.seqKV); other != this)
-    return other->splitsFor(a, device);
-  // Operands TMA cannot read: the cp.async kernel's tiles decide.
-  Result<Kernel *> runner = runnerOf(a, device);
-  if (!runner)
-    return runner.status();
-  if (*runner != this)
-    return (*runner)->splitsFor(a, device);
   if (a.batchInvariant)
     return invariantSplits(spec_, a);
   if (a.splits > 0)
@@ -581,17 +497,10 @@ Result<int> Kernel::splitsFor(const FlashArgs &a, Device device) {
 
 Result<size_t> Kernel::workspaceBytes(const FlashArgs &a, Stream stream,
                                       Device device) {
-  if (Kernel *other = forKeys(a.seqKV); other != this)
-    return other->workspaceBytes(a, stream, device);
   if (spec_.kind != KernelKind::Flash)
     return size_t(0);
   if (Status s = validate(a); !s)
     return s;
-  Result<Kernel *> runner = runnerOf(a, device);
-  if (!runner)
-    return runner.status();
-  if (*runner != this)
-    return (*runner)->workspaceBytes(a, stream, device);
   Result<InContext> in = enterLoaded(device, stream, true);
   if (!in)
     return in.status();
@@ -941,35 +850,6 @@ Status Kernel::encodeTmaMaps(Driver &driver, const FlashParams &p,
   return Status::ok();
 }
 
-Result<Kernel *> Kernel::tmaOrCpAsync(Driver *driver, const FlashArgs &a,
-                                      TmaMaps &maps, std::string &why) {
-  FlashParams view = operandParams(a);
-  packQueryHeads(view, a);
-  why = tmaRejection(view);
-  if (why.empty()) {
-    Status encoded = driver ? encodeTmaMaps(*driver, view, maps) : Status::ok();
-    if (encoded)
-      return this;
-    why = encoded.message();
-  }
-  return cpAsyncFor(why);
-}
-
-Result<Kernel *> Kernel::runnerOf(const FlashArgs &a, Device device) {
-  // An invalid launch stays here, where launch() reports it.
-  if (!persistent() || !validate(a))
-    return this;
-  TmaMaps maps;
-  std::string why;
-  Result<Driver *> driver = Driver::get();
-  if (!driver)
-    return tmaOrCpAsync(nullptr, a, maps, why);
-  Result<ContextScope> scope = (*driver)->enter(device);
-  if (!scope)
-    return scope.status();
-  return tmaOrCpAsync(*driver, a, maps, why);
-}
-
 FlashParams Kernel::operandParams(const FlashArgs &a) const {
   FlashParams p = *baseParams_;
   p.q = a.q.data;
@@ -1034,45 +914,11 @@ void Kernel::packQueryHeads(FlashParams &p, const FlashArgs &a) const {
   p.sink_strides[1] = 1;
 }
 
-Status Kernel::launch(const FlashArgs &a, Stream stream, Device device) {
-  if (Kernel *other = forKeys(a.seqKV); other != this)
-    return other->launch(a, stream, device);
-  if (Status s = validate(a); !s)
-    return s;
-  // The context stays current for the launch and is popped after it.
-  Result<Driver::Entered> entered = Driver::enterForLaunch(device);
-  if (!entered)
-    return entered.status();
-  Driver *driver = entered->driver;
-  // A persistent kernel reads q, k and v through tensor maps of the
-  // launch's views; where TMA cannot, the cp.async kernel runs it.
-  TmaMaps maps;
-  if (persistent()) {
-    std::string why;
-    Result<Kernel *> reader = tmaOrCpAsync(driver, a, maps, why);
-    if (!reader)
-      return reader.status();
-    if (Kernel *cpAsync = *reader; cpAsync != this) {
-      // Loaded here so that a failure (a capturing stream) says why the
-      // launch needs that kernel.
-      Result<Loaded *> loaded =
-          cpAsync->loadedIn(entered->scope.context(), stream, true);
-      if (!loaded)
-        return Status(loaded.status().code(),
-                      "kernel " + spec_.name +
-                          " hands this launch to its cp.async kernel " +
-                          cpAsync->spec_.name + " (" + why +
-                          "): " + loaded.status().message());
-      return cpAsync->launch(a, stream, device);
-    }
-  }
-  Result<Loaded *> loadedOr = loadedIn(entered->scope.context(), stream, true);
-  if (!loadedOr)
-    return loadedOr.status();
-  Loaded &loaded = **loadedOr;
+Status Kernel::enqueueAttention(Driver &driver, Loaded &loaded,
+                                const FlashArgs &a, Stream stream,
+                                const TmaMaps *maps, CombineLaunch &combine) {
   if (Status s = checkPointers(a, loaded.ordinal); !s)
     return s;
-
   FlashParams p = operandParams(a);
   Result<int> splits = splitsIn(loaded, a);
   if (!splits)
@@ -1096,46 +942,49 @@ Status Kernel::launch(const FlashArgs &a, Stream stream, Device device) {
                      std::to_string(needed) + " bytes of workspace; got " +
                      std::to_string(a.workspace ? a.workspaceBytes : 0) +
                      " (FlashArgs::workspace, sized by "
-                     "Kernel::workspaceBytes; or splits = 1)");
+                     "KernelGroup::workspaceBytes; or splits = 1)");
     p.partial_o = reinterpret_cast<float *>(a.workspace);
     p.partial_lse = p.partial_o + *splits * rows * spec_.headDimV;
+    // The merge reads the rows unpacked.
+    constexpr int kRowsPerBlock = kCombineThreads / 32;
+    combine.params = p;
+    combine.blocks =
+        static_cast<unsigned>((rows + kRowsPerBlock - 1) / kRowsPerBlock);
   }
-  // The merge reads the rows unpacked.
-  FlashParams combineParams = p;
   packQueryHeads(p, a);
-
-  Status launched;
-  if (persistent()) {
-    // One block per SM loops over the work tiles.
-    const unsigned blocks = persistentBlocks(loaded, p.schedule.numTiles());
-    p.schedule.sectionPairs = persistentSectionPairs(p.schedule, blocks);
-    // The dynamic scheduler's counter starts at 0 in stream order (a
-    // workspace sized before this release has no room: static order).
-    if (workspace.counter && a.workspace &&
-        a.workspaceBytes >= workspace.bytes) {
-      const DevicePtr counter = a.workspace + workspace.counterOffset;
-      if (Status s = driver->fillWordsAsync(counter, 0, 1, stream); !s)
-        return s;
-      p.tile_counter = reinterpret_cast<int *>(counter);
-    }
-    void *args[] = {&p, &maps};
-    launched = driver->launch(loaded.function, blocks, 1, 1, spec_.threads,
-                              spec_.sharedBytes, stream, args);
-  } else {
+  if (!persistent()) {
     void *args[] = {&p};
-    launched = driver->launch(loaded.function,
-                              static_cast<unsigned>(p.schedule.numTiles()), 1,
-                              1, spec_.threads, spec_.sharedBytes, stream, args);
+    return driver.launch(loaded.function,
+                         static_cast<unsigned>(p.schedule.numTiles()), 1, 1,
+                         spec_.threads, spec_.sharedBytes, stream, args);
   }
-  if (!launched || p.schedule.splits == 1)
-    return launched;
-  constexpr int kRowsPerBlock = kCombineThreads / 32;
-  void *combineArgs[] = {&combineParams};
-  return driver->launch(loaded.combine,
-                        static_cast<unsigned>((rows + kRowsPerBlock - 1) / kRowsPerBlock),
-                        1, 1, kCombineThreads, 0, stream, combineArgs);
+  if (!maps)
+    return invalid("kernel " + spec_.name +
+                   " reads q, k and v by TMA and was launched without their "
+                   "tensor maps (launch it through its KernelGroup)");
+  // One block per SM loops over the work tiles.
+  const unsigned blocks = persistentBlocks(loaded, p.schedule.numTiles());
+  p.schedule.sectionPairs = persistentSectionPairs(p.schedule, blocks);
+  // The dynamic scheduler's counter starts at 0 in stream order (a
+  // workspace sized before this release has no room: static order).
+  if (workspace.counter && a.workspace && a.workspaceBytes >= workspace.bytes) {
+    const DevicePtr counter = a.workspace + workspace.counterOffset;
+    if (Status s = driver.fillWordsAsync(counter, 0, 1, stream); !s)
+      return s;
+    p.tile_counter = reinterpret_cast<int *>(counter);
+  }
+  TmaMaps tensorMaps = *maps;
+  void *args[] = {&p, &tensorMaps};
+  return driver.launch(loaded.function, blocks, 1, 1, spec_.threads,
+                       spec_.sharedBytes, stream, args);
 }
 
+Status Kernel::enqueueCombine(Driver &driver, const Loaded &loaded,
+                              CombineLaunch &combine, Stream stream) const {
+  void *args[] = {&combine.params};
+  return driver.launch(loaded.combine, combine.blocks, 1, 1, kCombineThreads, 0,
+                       stream, args);
+}
 Status Kernel::validate(const GraphArgs &a) const {
   if (spec_.kind != KernelKind::GraphOp)
     return invalid("kernel " + spec_.name + " is not a graph op; launch it with " +

@@ -154,17 +154,17 @@ TEST(Compile, GraphBecomesOneConfiguredKernel) {
   // Head dim 128 on sm_90a: the warp-specialized wgmma variant.
   EXPECT_EQ(spec.variant, "sm90ws");
   EXPECT_NE(spec.source.find("tanhf"), std::string::npos);
-  EXPECT_EQ(compiled->kernels[0]->ptxas().spillStoreBytes, 0);
-  EXPECT_GT(compiled->kernels[0]->ptxas().registers, 0);
+  EXPECT_EQ(compiled->kernels[0]->primary().ptxas().spillStoreBytes, 0);
+  EXPECT_GT(compiled->kernels[0]->primary().ptxas().registers, 0);
   EXPECT_NE(compiled->loweredIR.find("attn.flash"), std::string::npos);
-  TileSchedule schedule = compiled->kernels[0]->schedule(2, 512, 1);
+  TileSchedule schedule = compiled->kernels[0]->primary().schedule(2, 512, 1);
   const int mBlocks = (512 + spec.blockM - 1) / spec.blockM;
   EXPECT_EQ(schedule.mBlocks, mBlocks);
   EXPECT_EQ(schedule.heads, 32);
   EXPECT_EQ(schedule.batch, 2);
   EXPECT_EQ(schedule.order, TileOrder::LongestFirst); // causal
   // One block per work tile.
-  auto grid = compiled->kernels[0]->grid(2, 512);
+  auto grid = compiled->kernels[0]->primary().grid(2, 512);
   EXPECT_EQ(grid.x, unsigned(2 * 32 * mBlocks));
   EXPECT_EQ(grid.y, 1u);
   EXPECT_EQ(grid.z, 1u);
@@ -241,7 +241,7 @@ func.func @f(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>, %v: tenso
   auto compiled = compileSource(*memoryContext(), dynamic);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
   ASSERT_EQ(compiled->kernels.size(), 1u);
-  const Kernel &shortKeys = *compiled->kernels[0];
+  const KernelGroup &shortKeys = *compiled->kernels[0];
   EXPECT_EQ(shortKeys.spec().variant, "sm90ws");
   EXPECT_EQ(shortKeys.spec().blockN, 128);
   ASSERT_NE(shortKeys.longKeysKernel(), nullptr);
@@ -250,7 +250,7 @@ func.func @f(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>, %v: tenso
   EXPECT_TRUE(shortKeys.longKeysKernel()->spec().causal);
   // Compiled beside the first (buildAll in Compile.cpp), not found in the
   // cache afterwards.
-  EXPECT_EQ(shortKeys.cacheOutcome(), CacheOutcome::Miss);
+  EXPECT_EQ(shortKeys.primary().cacheOutcome(), CacheOutcome::Miss);
   EXPECT_EQ(shortKeys.longKeysKernel()->cacheOutcome(), CacheOutcome::Miss);
   EXPECT_GT(shortKeys.longKeysKernel()->buildMs(), 0.0);
   // Causal: diagonal tiles make 128 keys pay up to 4096 keys (step 19).
@@ -298,7 +298,7 @@ TEST(Compile, TmaKernelsBuildTheirCpAsyncKernelOnFirstNeed) {
     options.variant = "sm90ws";
     auto compiled = compileSource(*memoryContext(), text, options);
     ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
-    Kernel &tma = *compiled->kernels[0];
+    KernelGroup &tma = *compiled->kernels[0];
     EXPECT_EQ(tma.spec().variant, "sm90ws");
     EXPECT_EQ(tma.cpAsyncFallback(), nullptr); // not compiled with it
 
@@ -316,7 +316,6 @@ TEST(Compile, TmaKernelsBuildTheirCpAsyncKernelOnFirstNeed) {
     EXPECT_EQ(cpAsync->spec().headDimQK, headDim);
     EXPECT_TRUE(cpAsync->spec().causal);
     EXPECT_EQ(cpAsync->spec().scale, tma.spec().scale);
-    EXPECT_EQ(cpAsync->cpAsyncFallback(), nullptr);
     // Asked again: the same kernel, not built again.
     ASSERT_TRUE(tma.splitsFor(args).isOk());
     EXPECT_EQ(tma.cpAsyncFallback(), cpAsync);
@@ -334,7 +333,7 @@ TEST(Compile, TmaKernelsCpAsyncKernelAvoidsSpillsToo) {
                               ATTN_SOURCE_DIR "/test/GPU/score-mod/captures.mlir",
                               options);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
-  Kernel &tma = *compiled->kernels[0];
+  KernelGroup &tma = *compiled->kernels[0];
   ASSERT_EQ(tma.spec().variant, "sm90ws");
 
   FlashArgs args = argsWithReversedKeys(2, 4, 200, 64);
@@ -362,11 +361,11 @@ func.func @f(%q: tensor<1x2x64x64xbf16>, %k: tensor<1x2x64x64xbf16>, %v: tensor<
 })";
   auto first = compileSource(*ctx, text);
   ASSERT_TRUE(first.isOk()) << first.status().toString();
-  EXPECT_EQ(first->kernels[0]->cacheOutcome(), CacheOutcome::Miss);
+  EXPECT_EQ(first->kernels[0]->primary().cacheOutcome(), CacheOutcome::Miss);
   auto second = compileSource(*ctx, text);
   ASSERT_TRUE(second.isOk());
-  EXPECT_EQ(second->kernels[0]->cacheOutcome(), CacheOutcome::MemoryHit);
-  EXPECT_EQ(first->kernels[0]->cacheKey(), second->kernels[0]->cacheKey());
+  EXPECT_EQ(second->kernels[0]->primary().cacheOutcome(), CacheOutcome::MemoryHit);
+  EXPECT_EQ(first->kernels[0]->primary().cacheKey(), second->kernels[0]->primary().cacheKey());
 }
 
 TEST(Compile, ParseErrorsHaveLocations) {
@@ -411,7 +410,7 @@ TEST(Compile, UnsupportedHeadDimIsAnError) {
 
 /// A compiled kernel and arguments that would be valid on a GPU.
 struct LaunchFixture {
-  std::shared_ptr<Kernel> kernel;
+  std::shared_ptr<KernelGroup> kernel;
   FlashArgs args;
   std::vector<char> storage = std::vector<char>(1 << 16);
 
@@ -495,7 +494,7 @@ TEST(Compile, UnfusedIsOneGraphKernelPerOp) {
     EXPECT_EQ(kernel->spec().kind, KernelKind::GraphOp);
     EXPECT_EQ(kernel->spec().variant, "graph");
     // Compiled together, each once, and handed back in op order.
-    EXPECT_EQ(kernel->cacheOutcome(), CacheOutcome::Miss);
+    EXPECT_EQ(kernel->primary().cacheOutcome(), CacheOutcome::Miss);
     ops.push_back(kernel->spec().graphOp);
   }
   EXPECT_EQ(ops, (std::vector<std::string>{"matmul", "mask", "softmax", "matmul"}));
@@ -516,7 +515,7 @@ TEST(Kernel, GraphArgsAreCheckedAndKindsNotMixed) {
   options.unfused = true;
   auto compiled = compileSource(*ctx, kUnfusedChain, options);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
-  Kernel &mask = *compiled->kernels[1];
+  Kernel &mask = compiled->kernels[1]->primary();
   float scores[4];
   GraphArgs args;
   args.inputs = {TensorArg{scores, {0, 0, 0, 1}}};
@@ -553,7 +552,7 @@ TEST(Kernel, OneTokenDecodePacksTheQueryHeadsOfAKvHead) {
   auto ctx = memoryContext();
   auto plain = compileSource(*ctx, decodeModule(""));
   ASSERT_TRUE(plain.isOk()) << plain.status().toString();
-  const Kernel &kernel = *plain->kernels[0];
+  const Kernel &kernel = plain->kernels[0]->primary();
   EXPECT_TRUE(kernel.packsQueryHeads(1));
   TileSchedule packed = kernel.schedule(2, 1, 1);
   EXPECT_EQ(packed.mBlocks, 1); // 4 query heads in one block of rows
@@ -568,8 +567,8 @@ TEST(Kernel, OneTokenDecodePacksTheQueryHeadsOfAKvHead) {
   // A mask of the query's position would see heads as positions.
   auto causal = compileSource(*ctx, decodeModule(", mask = #attn.mask<causal>"));
   ASSERT_TRUE(causal.isOk()) << causal.status().toString();
-  EXPECT_FALSE(causal->kernels[0]->packsQueryHeads(1));
-  EXPECT_EQ(causal->kernels[0]->schedule(2, 1, 1).heads, 8);
+  EXPECT_FALSE(causal->kernels[0]->primary().packsQueryHeads(1));
+  EXPECT_EQ(causal->kernels[0]->primary().schedule(2, 1, 1).heads, 8);
 }
 
 // The schedule's decode is a bijection onto the work tiles, in the order it

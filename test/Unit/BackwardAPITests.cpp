@@ -48,7 +48,7 @@ std::shared_ptr<Kernel> compileBackward(const std::string &text,
   EXPECT_EQ(compiled->kernels.size(), 2u);
   EXPECT_EQ(compiled->kernels[0]->spec().kind, KernelKind::Flash);
   EXPECT_TRUE(compiled->kernels[0]->spec().writesLse);
-  return compiled->kernels.back();
+  return compiled->kernels.back()->primaryShared();
 }
 
 /// Arguments that pass validation, pointing at aligned fake addresses (no

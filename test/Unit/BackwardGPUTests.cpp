@@ -91,7 +91,7 @@ TEST(BackwardGPU, MatchesTheReferenceAndIsDeterministicOnRequest) {
   auto compiled = compileSource(**ctx, kForward, options);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
   ASSERT_EQ(compiled->kernels.size(), 2u);
-  Kernel &forward = *compiled->kernels[0], &backward = *compiled->kernels[1];
+  KernelGroup &forward = *compiled->kernels[0], &backward = *compiled->kernels[1];
 
   std::mt19937 rng(7);
   Tensor q = Tensor::make({B, Hq, S, D}, &rng), k = Tensor::make({B, Hkv, S, D}, &rng),

@@ -118,7 +118,7 @@ TEST(GPU, HostPointersAndMissingWorkspacesAreErrorsNotLaunches) {
   g.output(*out);
   auto compiled = compileGraph(**ctx, g);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
-  Kernel &kernel = *compiled->kernels[0];
+  KernelGroup &kernel = *compiled->kernels[0];
 
   int64_t qShape[4] = {B, Hq, 1, D}, kvShape[4] = {B, Hkv, Skv, D};
   auto dq = DeviceBuffer::allocate(B * Hq * D * 2), dk = DeviceBuffer::allocate(B * Hkv * Skv * D * 2),
@@ -177,7 +177,7 @@ TEST(GPU, KeysTmaCannotReadRunTheCpAsyncKernel) {
   compile.variant = "sm90ws";
   auto compiled = compileGraph(**ctx, g, compile);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
-  Kernel &kernel = *compiled->kernels[0];
+  KernelGroup &kernel = *compiled->kernels[0];
   ASSERT_EQ(kernel.spec().variant, "sm90ws");
 
   std::mt19937 rng(std::random_device{}());

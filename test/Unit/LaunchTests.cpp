@@ -1,4 +1,4 @@
-//===- LaunchTests.cpp - Kernel::launch against a fake CUDA driver --------===//
+//===- LaunchTests.cpp - Launches against a fake CUDA driver -------------===//
 //
 // The launch path without a GPU: a fake driver (Driver::overrideForTesting)
 // records contexts pushed, pointers asked about, allocations,
@@ -13,6 +13,7 @@
 #include "DriverApi.h"
 
 #include "attn/Runtime/Context.h"
+#include "attn/Runtime/KernelGroup.h"
 #include "attn/Runtime/Log.h"
 #include "attn/params.h"
 #include "attn/params_bwd.h"
@@ -266,8 +267,9 @@ std::shared_ptr<Kernel> buildFakeKernel(KernelSpec spec,
   return *kernel;
 }
 
-/// A fused-attention kernel from a trivial source: head dim 128.
-std::shared_ptr<Kernel>
+/// A fused-attention kernel from a trivial source, head dim 128, as the
+/// group that launches it.
+std::shared_ptr<KernelGroup>
 buildFakeFlashKernel(const std::string &name,
                      void (*edit)(KernelSpec &) = nullptr) {
   KernelSpec spec = fakeSpec(name);
@@ -275,7 +277,7 @@ buildFakeFlashKernel(const std::string &name,
                 "extern \"C\" __global__ void " + name + "(attn::FlashParams) {}\n"
                 "extern \"C\" __global__ void " + name + "_combine(attn::FlashParams) {}\n";
   spec.headDimQK = spec.headDimV = 128;
-  return buildFakeKernel(std::move(spec), edit);
+  return std::make_shared<KernelGroup>(buildFakeKernel(std::move(spec), edit));
 }
 
 /// The tiles of a persistent (sm90ws) kernel: two consumer warpgroups of 64
@@ -567,7 +569,7 @@ TEST_F(FakeDriverLaunch, LongKeyLengthsRunTheLongKeysKernel) {
   auto longKeys = buildFakeFlashKernel("fake_long_keys", [](KernelSpec &spec) {
     spec.blockN = 128;
   });
-  shortKeys->setLongKeysKernel(longKeys, 8192);
+  shortKeys->setLongKeysKernel(longKeys->primaryShared(), 8192);
   state.stack.push_back(primary(0));
   FlashArgs args = decodeArgs(0);
   args.splits = 1;
@@ -584,7 +586,13 @@ TEST_F(FakeDriverLaunch, LongKeyLengthsRunTheLongKeysKernel) {
     return shortKeys->launch(args);
   };
   ASSERT_TRUE(launchWithKeys(8192).isOk());
+  auto picked = shortKeys->kernelFor(args);
+  ASSERT_TRUE(picked.isOk());
+  EXPECT_EQ(*picked, &shortKeys->primary());
   ASSERT_TRUE(launchWithKeys(8193).isOk());
+  picked = shortKeys->kernelFor(args);
+  ASSERT_TRUE(picked.isOk());
+  EXPECT_EQ(*picked, shortKeys->longKeysKernel());
   ASSERT_EQ(state.launches.size(), 3u);
   EXPECT_EQ(state.functionNames[state.launches[0].function], "fake_short_keys");
   EXPECT_EQ(state.functionNames[state.launches[1].function], "fake_short_keys");
@@ -595,7 +603,7 @@ TEST_F(FakeDriverLaunch, LongKeyLengthsRunTheLongKeysKernel) {
 /// A persistent (TMA) kernel, causal, GQA 8/2, head dim 128, with a
 /// cp.async kernel beside it whose builds are counted.
 struct TmaWithFallback {
-  std::shared_ptr<Kernel> tma;
+  std::shared_ptr<KernelGroup> tma;
   int builds = 0;
   explicit TmaWithFallback(const std::string &name, bool fallback = true) {
     tma = buildFakeFlashKernel(name, [](KernelSpec &spec) {
@@ -609,7 +617,7 @@ struct TmaWithFallback {
       tma->setCpAsyncFallback(name + "_cpasync", [this, name] {
         ++builds;
         return Result<std::shared_ptr<Kernel>>(
-            buildFakeFlashKernel(name + "_cpasync"));
+            buildFakeFlashKernel(name + "_cpasync")->primaryShared());
       });
   }
 };
@@ -683,7 +691,7 @@ TEST_F(FakeDriverLaunch, PackedDecodeRowsLoadQAsABoxOfTokensByHeads) {
   ASSERT_NE(packed, nullptr);
   packed->setCpAsyncFallback("fake_packed4_cpasync", [] {
     return Result<std::shared_ptr<Kernel>>(
-        buildFakeFlashKernel("fake_packed4_cpasync"));
+        buildFakeFlashKernel("fake_packed4_cpasync")->primaryShared());
   });
   state.stack.push_back(primary(0));
   FlashArgs args = decodeArgs(0);
@@ -745,7 +753,7 @@ TEST_F(FakeDriverLaunch, PagedCachesLoadABoxPerPageOrRunTheCpAsyncKernel) {
         buildFakeFlashKernel("fake_paged_cpasync", [](KernelSpec &spec) {
           spec.paged = true;
           spec.keyPadding = true;
-        }));
+        })->primaryShared());
   });
   state.stack.push_back(primary(0));
   std::vector<std::string> messages;
@@ -810,7 +818,7 @@ TEST_F(FakeDriverLaunch, TheLongKeysKernelSharesTheCpAsyncKernel) {
     spec.numWarps = 12;
     spec.causal = true;
   });
-  f.tma->setLongKeysKernel(longKeys, 8192);
+  f.tma->setLongKeysKernel(longKeys->primaryShared(), 8192);
   state.stack.push_back(primary(0));
   ASSERT_TRUE(f.tma->launch(prefillArgs(1024, true)).isOk());
   ASSERT_TRUE(f.tma->launch(prefillArgs(8200, true)).isOk());
@@ -920,7 +928,7 @@ TEST_F(FakeDriverLaunch, NothingIsLoadedWhileTheStreamCaptures) {
   EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
   EXPECT_NE(s.message().find("is capturing a CUDA graph"), std::string::npos)
       << s.message();
-  EXPECT_NE(s.message().find("Kernel::load"), std::string::npos);
+  EXPECT_NE(s.message().find("KernelGroup::load"), std::string::npos);
   EXPECT_EQ(state.loads, 0);
   auto bytes = kernel->workspaceBytes(args);
   EXPECT_FALSE(bytes.isOk());

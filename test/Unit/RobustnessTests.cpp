@@ -204,7 +204,7 @@ TEST(OnePlace, OneElementTypeFromTheDialectToTheApi) {
 /// tiles, and arguments of `batch` x `seqQ` that validate() cannot tell
 /// from device pointers.
 struct GridFixture {
-  std::shared_ptr<Kernel> kernel;
+  std::shared_ptr<KernelGroup> kernel;
   FlashArgs args;
   std::vector<char> storage = std::vector<char>(256);
 

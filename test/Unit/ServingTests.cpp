@@ -102,7 +102,7 @@ TEST(Varlen, GraphShapeErrorsNameTheOperands) {
 /// The compiled kernel of VarlenGraph and arguments that would be valid on
 /// a GPU (validate() reads no device memory: host memory stands in).
 struct VarlenLaunch {
-  std::shared_ptr<Kernel> kernel;
+  std::shared_ptr<KernelGroup> kernel;
   FlashArgs args;
   std::vector<char> storage = std::vector<char>(1 << 20);
 
@@ -208,11 +208,11 @@ TEST(Varlen, ScheduleBoundsEveryBatchsBlocks) {
   // The kernel's schedule: one run of m-blocks per query head, batch 1.
   auto ctx = memoryContext();
   VarlenLaunch f(*ctx);
-  TileSchedule s = f.kernel->schedule(4, 300, 1);
+  TileSchedule s = f.kernel->primary().schedule(4, 300, 1);
   EXPECT_EQ(s.batch, 1);
   EXPECT_EQ(s.heads, 8);
   EXPECT_EQ(s.mBlocks, varlenMBlocks(4, 300, f.kernel->spec().blockM));
-  EXPECT_FALSE(f.kernel->packsQueryHeads(1));
+  EXPECT_FALSE(f.kernel->primary().packsQueryHeads(1));
 }
 
 TEST(Varlen, TheTmaVariantIsRefused) {
@@ -245,7 +245,7 @@ TEST(Varlen, SinksAreAnOperandOfTheKernel) {
   auto ctx = memoryContext("sm_80");
   auto compiled = compileGraph(*ctx, vg.g);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
-  const Kernel &kernel = *compiled->kernels[0];
+  const Kernel &kernel = compiled->kernels[0]->primary();
   EXPECT_TRUE(kernel.spec().sinks);
   EXPECT_NE(kernel.spec().name.find("_sinks_varlen_sm80_"), std::string::npos);
 
@@ -337,7 +337,7 @@ TEST(Paged, GraphWritesOneFlashOpOverThePages) {
   auto ctx = memoryContext();
   auto compiled = compileGraph(*ctx, g);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
-  const Kernel &kernel = *compiled->kernels[0];
+  const Kernel &kernel = compiled->kernels[0]->primary();
   EXPECT_TRUE(kernel.spec().paged && kernel.spec().sinks);
   EXPECT_EQ(kernel.spec().seqKV, 64 * 16); // keys per sequence
   EXPECT_EQ(kernel.spec().variant, "sm90");
@@ -451,7 +451,7 @@ TEST(PackedRows, AFewTokensAndTheirHeadsShareABlockUnderAnyMask) {
   auto compiled = compileSource(
       *ctx, packedDecode(4, "causal, window = [63, 0], bottom_right, key_padding"));
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
-  const Kernel &kernel = *compiled->kernels[0];
+  const Kernel &kernel = compiled->kernels[0]->primary();
   EXPECT_EQ(kernel.spec().packGroup, 4);
   EXPECT_NE(kernel.spec().source.find("static constexpr int kPackGroup = 4;"),
             std::string::npos);
@@ -470,12 +470,12 @@ TEST(PackedRows, AFewTokensAndTheirHeadsShareABlockUnderAnyMask) {
   auto persistent = compileSource(*ctx90, packedDecode(4, "key_padding"), ws);
   ASSERT_TRUE(persistent.isOk()) << persistent.status().toString();
   EXPECT_EQ(persistent->kernels[0]->spec().packGroup, 4);
-  EXPECT_TRUE(persistent->kernels[0]->packsQueryHeads(4));
-  EXPECT_EQ(persistent->kernels[0]->schedule(2, 4, 1).heads, 2);
+  EXPECT_TRUE(persistent->kernels[0]->primary().packsQueryHeads(4));
+  EXPECT_EQ(persistent->kernels[0]->primary().schedule(2, 4, 1).heads, 2);
   auto six = compileSource(*ctx90, packedDecode(4, "key_padding", 12), ws);
   ASSERT_TRUE(six.isOk()) << six.status().toString();
   EXPECT_EQ(six->kernels[0]->spec().packGroup, 1);
-  EXPECT_FALSE(six->kernels[0]->packsQueryHeads(4));
+  EXPECT_FALSE(six->kernels[0]->primary().packsQueryHeads(4));
   auto sixCpAsync = compileSource(*ctx, packedDecode(4, "key_padding", 12));
   ASSERT_TRUE(sixCpAsync.isOk()) << sixCpAsync.status().toString();
   EXPECT_EQ(sixCpAsync->kernels[0]->spec().packGroup, 6);

@@ -209,7 +209,7 @@ void printKernels(const attn::CompiledModule &compiled) {
                 note.c_str());
   };
   for (const auto &k : compiled.kernels) {
-    row(*k, "");
+    row(k->primary(), "");
     // A dynamic key length: the kernel its long launches run.
     if (attn::Kernel *longKeys = k->longKeysKernel())
       row(*longKeys, " (launches past " +
@@ -273,8 +273,12 @@ attn::Status printBench(const attn::run::Execution &execution,
     attn::run::LaunchRate rate = attn::run::launchRate(l, *ms, device);
     sumMs += *ms;
     sumBytes += l.bytes;
-    auto occupancy = l.kernel->occupancy();
-    auto registers = l.kernel->loadedRegisters();
+    attn::Result<attn::Kernel *> ran = attn::run::kernelOf(l);
+    if (!ran)
+      return ran.status();
+    attn::Kernel &kernel = **ran;
+    auto occupancy = kernel.occupancy();
+    auto registers = kernel.loadedRegisters();
     std::string gridText = std::to_string(l.grid.x) + "x" +
                            std::to_string(l.grid.y) + "x" +
                            std::to_string(l.grid.z);
@@ -282,9 +286,9 @@ attn::Status printBench(const attn::run::Execution &execution,
     if (l.flops > 0)
       std::snprintf(tflopsText, sizeof(tflopsText), "%.1f", rate.tflops);
     std::printf("%-58s %14s %6d %5d %7d %4d %9.4f %9s %8.0f %6.1f%%\n",
-                l.kernel->spec().name.c_str(), gridText.c_str(),
-                l.kernel->blockThreads(), registers ? *registers : 0,
-                attn::run::sharedBytes(*l.kernel), occupancy ? *occupancy : -1,
+                kernel.spec().name.c_str(), gridText.c_str(),
+                kernel.blockThreads(), registers ? *registers : 0,
+                attn::run::sharedBytes(kernel), occupancy ? *occupancy : -1,
                 *ms, tflopsText, rate.gbs, rate.percentOfPeak);
   }
   // The kernels back to back, as a framework would enqueue them.

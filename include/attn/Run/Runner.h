@@ -27,7 +27,7 @@ namespace attn::run {
 
 /// One kernel of the function, ready to enqueue again (for --bench).
 struct Launch {
-  std::shared_ptr<Kernel> kernel;
+  std::shared_ptr<KernelGroup> kernel;
   std::function<Status()> enqueue;
   std::optional<FlashArgs> flashArgs; ///< for fused attention
   /// Split-KV partials, or the backward's sums (owned by the launch).
@@ -59,6 +59,10 @@ struct Execution {
   mlir::func::ReturnOp ret;
 };
 
+/// The kernel of `launch`'s group that runs it (KernelGroup::kernelFor of
+/// a fused launch's arguments; the group's one kernel otherwise).
+Result<Kernel *> kernelOf(const Launch &launch);
+
 /// Why `func` cannot run after the pipeline (an op that is neither a kernel
 /// nor a cast or constant), or nothing.
 std::optional<std::string> whyNotRunnable(mlir::func::FuncOp func);
@@ -66,7 +70,7 @@ std::optional<std::string> whyNotRunnable(mlir::func::FuncOp func);
 /// Uploads `inputs` and enqueues every kernel of `func` (`kernels` in op
 /// order, as compileModule returns them); needs a GPU. Does not wait.
 Result<Execution> runFunction(mlir::func::FuncOp func,
-                              const std::vector<std::shared_ptr<Kernel>> &kernels,
+                              const std::vector<std::shared_ptr<KernelGroup>> &kernels,
                               const std::vector<HostTensor> &inputs,
                               const RunOptions &options);
 

@@ -4,7 +4,9 @@
 // context) -> launch (needs a GPU). All heavy work happens in build and load;
 // launch validates its arguments and enqueues: it never compiles, allocates
 // or synchronizes, so it may be captured in a CUDA graph once the kernel is
-// loaded (Kernel::load) and given its workspace (Kernel::workspaceBytes).
+// loaded (KernelGroup::load) and given its workspace
+// (KernelGroup::workspaceBytes). A Kernel is one compiled module; the
+// KernelGroup of an op (KernelGroup.h) picks which of its kernels runs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,7 +52,7 @@ struct FlashArgs {
   /// element-wise (tiles outside the masks' reach are skipped, full ones
   /// are not masked).
   unsigned long long *tileStats = nullptr;
-  /// Device memory of at least Kernel::workspaceBytes(args) bytes (the
+  /// Device memory of at least KernelGroup::workspaceBytes(args) bytes (the
   /// split-KV partials), used until the launch completes; 0 when that is 0.
   /// The caller owns it, so that a CUDA graph's memory pool can.
   DevicePtr workspace = 0;
@@ -220,10 +222,12 @@ public:
   static constexpr int kInvariantSplitKeys = 2048;
   static constexpr int kMaxInvariantSplits = 1024;
   static constexpr double kSplitEfficiency = 0.85;
-  /// The splits a launch with `args` in `device` uses (needs a GPU when
-  /// args.splits is 0).
+  /// The splits a launch of this kernel with `args` in `device` uses
+  /// (needs a GPU when args.splits is 0; KernelGroup::splitsFor picks the
+  /// kernel first).
   Result<int> splitsFor(const FlashArgs &args, Device device = {});
-  /// Bytes of workspace a launch with `args` on `stream` in `device` needs
+  /// Bytes of workspace a launch of this kernel with `args` on `stream` in
+  /// `device` needs
   /// (FlashArgs::workspace): 0 unless it splits the keys or a persistent
   /// kernel schedules its tiles dynamically (a 4-byte counter the launch
   /// zeroes in stream order).
@@ -241,41 +245,22 @@ public:
 
   /// Loads the module into `device`'s context, once per context. A launch
   /// loads it too, but not while its stream captures a CUDA graph: load (or
-  /// launch) before capturing. The long-keys kernel is loaded with it, and
-  /// the cp.async fallback if a launch has built it (load does not build
-  /// it: launch once with such strides before capturing).
+  /// launch) before capturing (KernelGroup::load loads every kernel of an
+  /// op).
   Status load(Device device = {});
-
-  /// Launches with more than `fromKeys` keys (and their splits, workspace
-  /// and loading) go to `kernel`: the same attention with tiles for long
-  /// keys, compiled beside this one where the key length is dynamic
-  /// (the long_keys of an #attn.launch_plan).
-  void setLongKeysKernel(std::shared_ptr<Kernel> kernel, int64_t fromKeys);
-  /// That kernel, or null.
-  Kernel *longKeysKernel() const { return longKeys_.get(); }
-  /// The key length past which launches run it.
-  int64_t longKeysFrom() const { return longKeysFrom_; }
 
   /// A kernel built when first needed (Context::deferBuild).
   using DeferredBuild = std::function<Result<std::shared_ptr<Kernel>>()>;
-  /// Launches of this persistent (TMA) kernel whose q, k or v TMA cannot
-  /// read (cuTensorMapEncodeTiled needs 16-byte aligned addresses and
-  /// strides that are non-negative multiples of 16 bytes below 2^40; a view
-  /// the driver refuses counts too) run the same attention on the cp.async
-  /// kernel `name` instead: `build` compiles it at the first such launch
-  /// (or workspaceBytes, splitsFor), once, and the log says why, once. The
-  /// long-keys kernel shares it. Without one, such a launch is an error
-  /// that names the operand and the stride.
-  void setCpAsyncFallback(std::string name, DeferredBuild build);
-  /// That kernel once built, else null.
-  Kernel *cpAsyncFallback() const;
+
+  /// True for a persistent kernel, which reads q, k and v by TMA
+  /// (KernelGroup runs its launches that TMA cannot read elsewhere).
+  bool persistent() const;
 
   /// Checks sizes, alignment and strides against the spec (no GPU needed).
+  /// A fused-attention launch goes through its KernelGroup, which picks
+  /// the kernel, checks that every pointer is memory of the launch's
+  /// device, and enqueues on a stream of `device`'s context.
   Status validate(const FlashArgs &args) const;
-  /// Validates, checks that every pointer is memory of the launch's device,
-  /// and enqueues on `stream` (a stream of `device`'s context).
-  Status launch(const FlashArgs &args, Stream stream = nullptr,
-                Device device = {});
 
   /// The same for a graph-op kernel (KernelKind::GraphOp).
   Status validate(const GraphArgs &args) const;
@@ -304,6 +289,7 @@ public:
 
 private:
   friend class Context;
+  friend class KernelGroup;
   Kernel();
   /// The module in one CUDA context.
   struct Loaded {
@@ -361,18 +347,21 @@ private:
   /// The TMA descriptors of q, k and v for a persistent kernel's launch.
   Status encodeTmaMaps(Driver &driver, const FlashParams &params,
                        TmaMaps &maps) const;
-  /// The kernel that runs a launch of this persistent kernel with `args`
-  /// (validated): this one, with `maps` encoded (by `driver`; without one,
-  /// the documented rules decide alone), or where TMA cannot read the
-  /// operands (`why`), the cp.async fallback.
-  Result<Kernel *> tmaOrCpAsync(Driver *driver, const FlashArgs &args,
-                                TmaMaps &maps, std::string &why);
-  /// The kernel that runs a launch with `args` (after forKeys): this one,
-  /// or, for a persistent kernel, tmaOrCpAsync's choice in `device`.
-  Result<Kernel *> runnerOf(const FlashArgs &args, Device device);
-  /// The cp.async fallback, built on first need; `why` TMA cannot serve.
-  Result<Kernel *> cpAsyncFor(const std::string &why);
-  bool persistent() const;
+  /// The merge of a launch that splits the keys: its parameters and
+  /// blocks (0: the launch did not split).
+  struct CombineLaunch {
+    FlashParams params;
+    unsigned blocks = 0;
+  };
+  /// Enqueues this kernel's attention function for `args` (validated) on
+  /// `stream` in `loaded`'s context, the current one, reading q, k and v
+  /// through `maps` if it is persistent; fills `combine` where the launch
+  /// splits the keys (KernelGroup::launch enqueues it next).
+  Status enqueueAttention(Driver &driver, Loaded &loaded, const FlashArgs &args,
+                          Stream stream, const TmaMaps *maps,
+                          CombineLaunch &combine);
+  Status enqueueCombine(Driver &driver, const Loaded &loaded,
+                        CombineLaunch &combine, Stream stream) const;
 
   KernelSpec spec_;
   std::string arch_, cacheKey_;
@@ -381,14 +370,6 @@ private:
   double buildMs_ = 0;
   /// FlashParams' fields that the spec fixes, filled at build.
   std::unique_ptr<FlashParams> baseParams_;
-  std::shared_ptr<Kernel> longKeys_;
-  int64_t longKeysFrom_ = 0;
-  struct CpAsyncFallback;
-  std::shared_ptr<CpAsyncFallback> cpAsync_; ///< shared with longKeys_
-  /// The kernel that runs a launch of `keys` keys: this one or longKeys_.
-  Kernel *forKeys(int64_t keys) {
-    return longKeys_ && keys > longKeysFrom_ ? longKeys_.get() : this;
-  }
   std::mutex loadMutex_;
   std::vector<std::unique_ptr<Loaded>> loaded_;
   std::atomic<Loaded *> lastLoaded_{nullptr};
