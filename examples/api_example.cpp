@@ -48,7 +48,7 @@ int main() {
   attn::KernelGroup &group = *compiled->kernels.front();
   attn::Kernel &kernel = group.primary();
   const attn::KernelSpec &spec = kernel.spec();
-  auto grid = kernel.grid(batch, seq);
+  auto grid = group.flash()->grid(batch, seq);
   std::printf("kernel %s for %s\n", spec.name.c_str(), kernel.arch().c_str());
   std::printf("  variant %s, tiles %dx%d, %d warps, %d stages\n",
               spec.variant.c_str(), spec.blockM, spec.blockN, spec.numWarps,

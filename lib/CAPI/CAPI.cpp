@@ -366,8 +366,11 @@ int attn_launch_cache_append(attn_kernel *kernel,
   a.q = toArg(args->q);
   a.qOut = toArg(args->q_out);
   a.qAtEachPosition = args->q_at_each_position != 0;
-  attn::Status s = kernel->group->primary().launch(
-      a, config ? config->stream : nullptr, deviceOf(config));
+  auto *append = kernel->group->primary().as<attn::CacheAppendKernel>();
+  if (!append)
+    return report(kernel->group->primary().wrongKind("attn_cache_append_args"));
+  attn::Status s =
+      append->launch(a, config ? config->stream : nullptr, deviceOf(config));
   return s ? ATTN_OK : report(s);
 }
 

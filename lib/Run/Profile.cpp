@@ -104,7 +104,7 @@ Result<TileStats> tileStats(const Launch &l) {
   if (Status s = driver->copyToHost(stats, counters->get(), sizeof(stats)); !s)
     return s;
   // The kernel of the group that ran: its tiles count the work.
-  Result<Kernel *> ran = kernelOf(l);
+  Result<FlashKernel *> ran = l.kernel->kernelFor(args);
   if (!ran)
     return ran.status();
   const KernelSpec &spec = (*ran)->spec();

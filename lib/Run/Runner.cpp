@@ -97,7 +97,12 @@ Result<Launch> finishFlashLaunch(Launch l, mlir::attn::FlashOp flash,
   if (Status s = allocateWorkspace(l, args); !s)
     return s;
   std::shared_ptr<KernelGroup> kernel = l.kernel;
-  l.grid = kernel->primary().grid(args.batch, args.seqQ);
+  // The grid of the kernel that runs these arguments (long keys may run
+  // other tiles).
+  Result<FlashKernel *> runs = kernel->kernelFor(args);
+  if (!runs)
+    return runs.status();
+  l.grid = (*runs)->grid(args.batch, args.seqQ);
   l.enqueue = [kernel, args] { return kernel->launch(args); };
   l.flashArgs = args;
   l.output = out;
@@ -371,7 +376,10 @@ Result<Launch> prepareGraphKernel(mlir::attn::KernelOp op,
     int64_t depth = lhs.getDimSize(lhs.getRank() - (matmul.getTransposeLhs() ? 2 : 1));
     l.flops = 2.0 * double(numElements(out.shape)) * depth;
   }
-  l.grid = kernel->primary().grid(0, 0);
+  const GraphKernel *graph = kernel->primary().as<GraphKernel>();
+  if (!graph)
+    return kernel->primary().wrongKind("GraphArgs");
+  l.grid = graph->grid();
   l.enqueue = [kernel, args] { return kernel->launch(args); };
   return l;
 }
@@ -396,9 +404,12 @@ std::optional<std::string> whyNotRunnable(mlir::func::FuncOp func) {
 }
 
 Result<Kernel *> kernelOf(const Launch &launch) {
-  if (launch.flashArgs)
-    return launch.kernel->kernelFor(*launch.flashArgs);
-  return &launch.kernel->primary();
+  if (!launch.flashArgs)
+    return &launch.kernel->primary();
+  Result<FlashKernel *> kernel = launch.kernel->kernelFor(*launch.flashArgs);
+  if (!kernel)
+    return kernel.status();
+  return static_cast<Kernel *>(*kernel);
 }
 
 Result<Execution> runFunction(mlir::func::FuncOp func,

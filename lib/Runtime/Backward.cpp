@@ -170,11 +170,37 @@ bool readsByTma(const KernelSpec &spec) {
 
 } // namespace
 
-Result<size_t> Kernel::workspaceBytes(const BackwardArgs &a) const {
-  if (spec_.kind != KernelKind::FlashBackward)
-    return invalid("kernel " + spec_.name +
-                   " is not a backward; launch it with " +
-                   launchArgsName(spec_.kind));
+Status BackwardKernel::loadEntries(Driver &driver, Loaded &loaded) {
+  for (auto [suffix, slot] :
+       {std::pair<const char *, void **>{"_pre", &loaded.backwardPre},
+        {"_dq", &loaded.backwardDq},
+        {"_convert", &loaded.backwardConvert}}) {
+    Result<void *> aux = driver.getFunction(loaded.module, spec_.name + suffix);
+    if (!aux)
+      return aux.status();
+    *slot = *aux;
+  }
+  if (spec_.sinks) {
+    Result<void *> sinks = driver.getFunction(loaded.module, spec_.name + "_sinks");
+    if (!sinks)
+      return sinks.status();
+    loaded.backwardSinks = *sinks;
+  }
+  if (spec_.backwardDqSharedBytes > loaded.device->maxSharedPerBlockOptin)
+    return Status(StatusCode::Unsupported,
+                       "kernel " + spec_.name + "_dq needs " +
+                           std::to_string(spec_.backwardDqSharedBytes) +
+                           " bytes of shared memory; " + loaded.device->name +
+                           " allows " +
+                           std::to_string(loaded.device->maxSharedPerBlockOptin));
+  if (Status s = driver.setDynamicShared(loaded.backwardDq,
+                                          spec_.backwardDqSharedBytes);
+      !s)
+    return s;
+  return Status::ok();
+}
+
+Result<size_t> BackwardKernel::workspaceBytes(const BackwardArgs &a) const {
   if (a.batch <= 0 || a.seqQ <= 0 || a.seqKV <= 0)
     return invalid("batch, seqQ and seqKV must be positive, got " +
                    std::to_string(a.batch) + ", " + std::to_string(a.seqQ) +
@@ -182,7 +208,7 @@ Result<size_t> Kernel::workspaceBytes(const BackwardArgs &a) const {
   return layoutOf(spec_, a).total;
 }
 
-Status Kernel::validate(const BackwardArgs &a) const {
+Status BackwardKernel::validate(const BackwardArgs &a) const {
   Result<size_t> needed = workspaceBytes(a);
   if (!needed)
     return needed.status();
@@ -288,14 +314,14 @@ Status Kernel::validate(const BackwardArgs &a) const {
                    std::to_string(*needed) + " bytes, got " +
                    std::to_string(a.workspace ? a.workspaceBytes : 0) +
                    " (BackwardArgs::workspace, sized by "
-                   "Kernel::workspaceBytes)");
+                   "KernelGroup::workspaceBytes)");
   if (a.workspace % kWorkspaceAlignment)
     return invalid("the workspace must be " +
                    std::to_string(kWorkspaceAlignment) + "-byte aligned");
   return Status::ok();
 }
 
-Status Kernel::checkPointers(const BackwardArgs &a, int ordinal) const {
+Status BackwardKernel::checkPointers(const BackwardArgs &a, int ordinal) const {
   const std::pair<const char *, const void *> pointers[] = {
       {"q", a.q.data},
       {"k", a.k.data},
@@ -328,7 +354,8 @@ Status Kernel::checkPointers(const BackwardArgs &a, int ordinal) const {
   return Status::ok();
 }
 
-Status Kernel::launch(const BackwardArgs &a, Stream stream, Device device) {
+Status BackwardKernel::launch(const BackwardArgs &a, Stream stream,
+                              Device device) {
   if (Status s = validate(a); !s)
     return s;
   // The context stays current for the launches and is popped after them.

@@ -113,10 +113,7 @@ long long gridRows(const CacheAppendArgs &a, bool rotary) {
 
 } // namespace
 
-Status Kernel::validate(const CacheAppendArgs &a) const {
-  if (spec_.kind != KernelKind::CacheAppend)
-    return invalid("kernel " + spec_.name + " is not a cache append; launch it with " +
-                   launchArgsName(spec_.kind));
+Status CacheAppendKernel::validate(const CacheAppendArgs &a) const {
   const bool rotary = spec_.rotaryDim > 0;
   if (a.batch < 1 || a.newTokens < 1 || a.headsKV < 1 || a.headsQ < 0)
     return invalid("batch, newTokens and headsKV must be positive, got " +
@@ -177,7 +174,8 @@ Status Kernel::validate(const CacheAppendArgs &a) const {
   return Status::ok();
 }
 
-Status Kernel::launch(const CacheAppendArgs &a, Stream stream, Device device) {
+Status CacheAppendKernel::launch(const CacheAppendArgs &a, Stream stream,
+                                 Device device) {
   if (Status s = validate(a); !s)
     return s;
   Result<InContext> in = enterLoaded(device, stream, true);

@@ -17,7 +17,7 @@ struct KernelGroup::CpAsyncFallback {
   bool attempted = false;
   Status failure;
   std::shared_ptr<Kernel> kernel;
-  std::atomic<Kernel *> ready{nullptr};
+  std::atomic<FlashKernel *> ready{nullptr};
 };
 
 KernelGroup::KernelGroup(std::shared_ptr<Kernel> primary)
@@ -36,12 +36,22 @@ void KernelGroup::setCpAsyncFallback(std::string name,
   cpAsync_->build = std::move(build);
 }
 
-Kernel *KernelGroup::cpAsyncFallback() const {
+FlashKernel *KernelGroup::forKeys(int64_t keys) const {
+  Kernel *kernel = longKeys_ && keys > longKeysFrom_ ? longKeys_.get()
+                                                     : primary_.get();
+  return kernel->as<FlashKernel>();
+}
+
+FlashKernel *KernelGroup::longKeysKernel() const {
+  return longKeys_ ? longKeys_->as<FlashKernel>() : nullptr;
+}
+
+FlashKernel *KernelGroup::cpAsyncFallback() const {
   return cpAsync_ ? cpAsync_->ready.load(std::memory_order_acquire) : nullptr;
 }
 
-Result<Kernel *> KernelGroup::cpAsyncFor(const Kernel &kernel,
-                                         const std::string &why) {
+Result<FlashKernel *> KernelGroup::cpAsyncFor(const FlashKernel &kernel,
+                                              const std::string &why) {
   const std::string cannot =
       "kernel " + kernel.spec().name + " reads q, k and v by TMA, and " + why;
   if (!cpAsync_)
@@ -50,15 +60,19 @@ Result<Kernel *> KernelGroup::cpAsyncFor(const Kernel &kernel,
                            "(attn::compileSource adds one where a "
                            "non-persistent variant serves the attention): "
                            "pass operands TMA can read");
-  if (Kernel *ready = cpAsync_->ready.load(std::memory_order_acquire))
+  if (FlashKernel *ready = cpAsync_->ready.load(std::memory_order_acquire))
     return ready;
   std::lock_guard<std::mutex> lock(cpAsync_->mutex);
   if (!cpAsync_->attempted) {
     cpAsync_->attempted = true;
     Result<std::shared_ptr<Kernel>> built = cpAsync_->build();
+    if (built && !(*built)->as<FlashKernel>())
+      built = Status(StatusCode::InvalidArgument,
+                     "it is not fused attention: " + (*built)->spec().name);
     if (built) {
       cpAsync_->kernel = *built;
-      cpAsync_->ready.store(built->get(), std::memory_order_release);
+      cpAsync_->ready.store((*built)->as<FlashKernel>(),
+                            std::memory_order_release);
       // Said once, at the build: every later such launch runs it silently.
       if (logEnabled())
         log("remark: " + cannot + ": running the cp.async kernel " +
@@ -68,16 +82,18 @@ Result<Kernel *> KernelGroup::cpAsyncFor(const Kernel &kernel,
     }
   }
   if (cpAsync_->kernel)
-    return cpAsync_->kernel.get();
+    return cpAsync_->kernel->as<FlashKernel>();
   return Status(
       cpAsync_->failure.code(),
       cannot + "; building the cp.async kernel " + cpAsync_->name +
           " that would run it instead failed: " + cpAsync_->failure.message());
 }
 
-Result<Kernel *> KernelGroup::tmaOrCpAsync(Kernel &kernel, Driver *driver,
-                                           const FlashArgs &a, TmaMaps &maps,
-                                           std::string &why) {
+Result<FlashKernel *> KernelGroup::tmaOrCpAsync(FlashKernel &kernel,
+                                                Driver *driver,
+                                                const FlashArgs &a,
+                                                TmaMaps &maps,
+                                                std::string &why) {
   FlashParams view = kernel.operandParams(a);
   kernel.packQueryHeads(view, a);
   why = kernel.tmaRejection(view);
@@ -91,8 +107,11 @@ Result<Kernel *> KernelGroup::tmaOrCpAsync(Kernel &kernel, Driver *driver,
   return cpAsyncFor(kernel, why);
 }
 
-Result<Kernel *> KernelGroup::kernelFor(const FlashArgs &a, Device device) {
-  Kernel *kernel = forKeys(a.seqKV);
+Result<FlashKernel *> KernelGroup::kernelFor(const FlashArgs &a,
+                                             Device device) {
+  FlashKernel *kernel = forKeys(a.seqKV);
+  if (!kernel)
+    return primary_->wrongKind("FlashArgs");
   // An invalid launch stays with the kernel, whose checks report it.
   if (!kernel->persistent() || !kernel->validate(a))
     return kernel;
@@ -108,7 +127,8 @@ Result<Kernel *> KernelGroup::kernelFor(const FlashArgs &a, Device device) {
 }
 
 Status KernelGroup::load(Device device) {
-  for (Kernel *kernel : {primary_.get(), longKeys_.get(), cpAsyncFallback()})
+  for (Kernel *kernel : {primary_.get(), longKeys_.get(),
+                         static_cast<Kernel *>(cpAsyncFallback())})
     if (kernel)
       if (Status s = kernel->load(device); !s)
         return s;
@@ -116,12 +136,13 @@ Status KernelGroup::load(Device device) {
 }
 
 Status KernelGroup::validate(const FlashArgs &a) const {
-  return forKeys(a.seqKV)->validate(a);
+  FlashKernel *kernel = forKeys(a.seqKV);
+  return kernel ? kernel->validate(a) : primary_->wrongKind("FlashArgs");
 }
 
 Result<int> KernelGroup::splitsFor(const FlashArgs &a, Device device) {
   // The kernel that runs the launch decides with its own tiles.
-  Result<Kernel *> kernel = kernelFor(a, device);
+  Result<FlashKernel *> kernel = kernelFor(a, device);
   if (!kernel)
     return kernel.status();
   return (*kernel)->splitsFor(a, device);
@@ -129,16 +150,16 @@ Result<int> KernelGroup::splitsFor(const FlashArgs &a, Device device) {
 
 Result<size_t> KernelGroup::workspaceBytes(const FlashArgs &a, Stream stream,
                                            Device device) {
-  if (primary_->spec().kind != KernelKind::Flash)
-    return size_t(0);
-  Result<Kernel *> kernel = kernelFor(a, device);
+  Result<FlashKernel *> kernel = kernelFor(a, device);
   if (!kernel)
     return kernel.status();
   return (*kernel)->workspaceBytes(a, stream, device);
 }
 
 Status KernelGroup::launch(const FlashArgs &a, Stream stream, Device device) {
-  Kernel *kernel = forKeys(a.seqKV);
+  FlashKernel *kernel = forKeys(a.seqKV);
+  if (!kernel)
+    return primary_->wrongKind("FlashArgs");
   if (Status s = kernel->validate(a); !s)
     return s;
   // The context stays current for the launch and is popped after it.
@@ -153,13 +174,14 @@ Status KernelGroup::launch(const FlashArgs &a, Stream stream, Device device) {
   const TmaMaps *tensorMaps = nullptr;
   if (kernel->persistent()) {
     std::string why;
-    Result<Kernel *> reader = tmaOrCpAsync(*kernel, &driver, a, maps, why);
+    Result<FlashKernel *> reader =
+        tmaOrCpAsync(*kernel, &driver, a, maps, why);
     if (!reader)
       return reader.status();
     if (*reader == kernel) {
       tensorMaps = &maps;
     } else {
-      Kernel *cpAsync = *reader;
+      FlashKernel *cpAsync = *reader;
       if (Status s = cpAsync->validate(a); !s)
         return s;
       // Loaded here so that a failure (a capturing stream) says why the
@@ -177,12 +199,43 @@ Status KernelGroup::launch(const FlashArgs &a, Stream stream, Device device) {
   Result<Kernel::Loaded *> loaded = kernel->loadedIn(context, stream, true);
   if (!loaded)
     return loaded.status();
-  Kernel::CombineLaunch combine;
+  FlashKernel::CombineLaunch combine;
   if (Status s = kernel->enqueueAttention(driver, **loaded, a, stream,
                                           tensorMaps, combine);
       !s || combine.blocks == 0)
     return s;
   return kernel->enqueueCombine(driver, **loaded, combine, stream);
+}
+
+Result<size_t> KernelGroup::workspaceBytes(const BackwardArgs &a) const {
+  if (const auto *backward = primary_->as<BackwardKernel>())
+    return backward->workspaceBytes(a);
+  return primary_->wrongKind("BackwardArgs");
+}
+
+Status KernelGroup::validate(const BackwardArgs &a) const {
+  if (const auto *backward = primary_->as<BackwardKernel>())
+    return backward->validate(a);
+  return primary_->wrongKind("BackwardArgs");
+}
+
+Status KernelGroup::launch(const BackwardArgs &a, Stream stream,
+                           Device device) {
+  if (auto *backward = primary_->as<BackwardKernel>())
+    return backward->launch(a, stream, device);
+  return primary_->wrongKind("BackwardArgs");
+}
+
+Status KernelGroup::validate(const GraphArgs &a) const {
+  if (const auto *graph = primary_->as<GraphKernel>())
+    return graph->validate(a);
+  return primary_->wrongKind("GraphArgs");
+}
+
+Status KernelGroup::launch(const GraphArgs &a, Stream stream, Device device) {
+  if (auto *graph = primary_->as<GraphKernel>())
+    return graph->launch(a, stream, device);
+  return primary_->wrongKind("GraphArgs");
 }
 
 } // namespace attn

@@ -157,14 +157,14 @@ TEST(Compile, GraphBecomesOneConfiguredKernel) {
   EXPECT_EQ(compiled->kernels[0]->primary().ptxas().spillStoreBytes, 0);
   EXPECT_GT(compiled->kernels[0]->primary().ptxas().registers, 0);
   EXPECT_NE(compiled->loweredIR.find("attn.flash"), std::string::npos);
-  TileSchedule schedule = compiled->kernels[0]->primary().schedule(2, 512, 1);
+  TileSchedule schedule = compiled->kernels[0]->flash()->schedule(2, 512, 1);
   const int mBlocks = (512 + spec.blockM - 1) / spec.blockM;
   EXPECT_EQ(schedule.mBlocks, mBlocks);
   EXPECT_EQ(schedule.heads, 32);
   EXPECT_EQ(schedule.batch, 2);
   EXPECT_EQ(schedule.order, TileOrder::LongestFirst); // causal
   // One block per work tile.
-  auto grid = compiled->kernels[0]->primary().grid(2, 512);
+  auto grid = compiled->kernels[0]->flash()->grid(2, 512);
   EXPECT_EQ(grid.x, unsigned(2 * 32 * mBlocks));
   EXPECT_EQ(grid.y, 1u);
   EXPECT_EQ(grid.z, 1u);
@@ -515,7 +515,7 @@ TEST(Kernel, GraphArgsAreCheckedAndKindsNotMixed) {
   options.unfused = true;
   auto compiled = compileSource(*ctx, kUnfusedChain, options);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
-  Kernel &mask = compiled->kernels[1]->primary();
+  KernelGroup &mask = *compiled->kernels[1];
   float scores[4];
   GraphArgs args;
   args.inputs = {TensorArg{scores, {0, 0, 0, 1}}};
@@ -552,7 +552,7 @@ TEST(Kernel, OneTokenDecodePacksTheQueryHeadsOfAKvHead) {
   auto ctx = memoryContext();
   auto plain = compileSource(*ctx, decodeModule(""));
   ASSERT_TRUE(plain.isOk()) << plain.status().toString();
-  const Kernel &kernel = plain->kernels[0]->primary();
+  const FlashKernel &kernel = *plain->kernels[0]->flash();
   EXPECT_TRUE(kernel.packsQueryHeads(1));
   TileSchedule packed = kernel.schedule(2, 1, 1);
   EXPECT_EQ(packed.mBlocks, 1); // 4 query heads in one block of rows
@@ -567,8 +567,8 @@ TEST(Kernel, OneTokenDecodePacksTheQueryHeadsOfAKvHead) {
   // A mask of the query's position would see heads as positions.
   auto causal = compileSource(*ctx, decodeModule(", mask = #attn.mask<causal>"));
   ASSERT_TRUE(causal.isOk()) << causal.status().toString();
-  EXPECT_FALSE(causal->kernels[0]->primary().packsQueryHeads(1));
-  EXPECT_EQ(causal->kernels[0]->primary().schedule(2, 1, 1).heads, 8);
+  EXPECT_FALSE(causal->kernels[0]->flash()->packsQueryHeads(1));
+  EXPECT_EQ(causal->kernels[0]->flash()->schedule(2, 1, 1).heads, 8);
 }
 
 // The schedule's decode is a bijection onto the work tiles, in the order it
@@ -676,17 +676,17 @@ TEST(TileSchedule, PersistentSectionsHoldTilesPerBlock) {
 
 TEST(Kernel, SplitsOnlyWhatDoesNotFillTheGpu) {
   // 132 SMs x 2 resident blocks = 264 slots.
-  EXPECT_EQ(Kernel::chooseSplits(512, 64, 132, 2), 1);  // two waves already
-  EXPECT_EQ(Kernel::chooseSplits(264, 64, 132, 2), 1);
+  EXPECT_EQ(FlashKernel::chooseSplits(512, 64, 132, 2), 1);  // two waves already
+  EXPECT_EQ(FlashKernel::chooseSplits(264, 64, 132, 2), 1);
   // Decode, b=16 x 8 K/V heads: 256 of 264 slots in one wave; 3 splits
   // would take 2 waves, the second less than half full.
-  EXPECT_EQ(Kernel::chooseSplits(128, 64, 132, 2), 2);
+  EXPECT_EQ(FlashKernel::chooseSplits(128, 64, 132, 2), 2);
   // 500 blocks fill 2 waves of 264 to 95%; 2 splits would fill one to 76%.
-  EXPECT_EQ(Kernel::chooseSplits(100, 64, 132, 2), 5);
-  EXPECT_EQ(Kernel::chooseSplits(8, 256, 132, 2), Kernel::kMaxSplits);
-  EXPECT_EQ(Kernel::chooseSplits(4, 16, 132, 2), 8);    // at least 2 tiles a split
-  EXPECT_EQ(Kernel::chooseSplits(4, 3, 132, 2), 1);
-  EXPECT_EQ(Kernel::chooseSplits(100, 64, 132, 0), 5);  // occupancy unknown: 1
+  EXPECT_EQ(FlashKernel::chooseSplits(100, 64, 132, 2), 5);
+  EXPECT_EQ(FlashKernel::chooseSplits(8, 256, 132, 2), FlashKernel::kMaxSplits);
+  EXPECT_EQ(FlashKernel::chooseSplits(4, 16, 132, 2), 8);    // at least 2 tiles a split
+  EXPECT_EQ(FlashKernel::chooseSplits(4, 3, 132, 2), 1);
+  EXPECT_EQ(FlashKernel::chooseSplits(100, 64, 132, 0), 5);  // occupancy unknown: 1
 }
 
 TEST(Kernel, NegativeSplitsAreRejected) {

@@ -33,7 +33,7 @@ std::string forward(const std::string &biasShape = "", bool sinks = false) {
          "  return %o : tensor<2x4x300x64xbf16>\n}\n";
 }
 
-std::shared_ptr<Kernel> compileBackward(const std::string &text,
+std::shared_ptr<BackwardKernel> compileBackward(const std::string &text,
                                         bool biasGrad = false,
                                         const std::string &arch = "sm_80") {
   std::unique_ptr<Context> ctx = test::memoryContext(arch);
@@ -48,12 +48,12 @@ std::shared_ptr<Kernel> compileBackward(const std::string &text,
   EXPECT_EQ(compiled->kernels.size(), 2u);
   EXPECT_EQ(compiled->kernels[0]->spec().kind, KernelKind::Flash);
   EXPECT_TRUE(compiled->kernels[0]->spec().writesLse);
-  return compiled->kernels.back()->primaryShared();
+  return kernelAs<BackwardKernel>(compiled->kernels.back()->primaryShared());
 }
 
 /// Arguments that pass validation, pointing at aligned fake addresses (no
 /// launch happens).
-BackwardArgs validArgs(const Kernel &kernel) {
+BackwardArgs validArgs(const BackwardKernel &kernel) {
   BackwardArgs a;
   a.batch = 2;
   a.seqQ = a.seqKV = 300;
@@ -146,7 +146,7 @@ TEST(BackwardAPI, ValidationNamesTheProblem) {
   expectError(a, "the workspace must be 256-byte aligned");
   // The forward's arguments do not launch a backward, nor the reverse.
   FlashArgs forwardArgs;
-  Status wrong = kernel->validate(forwardArgs);
+  Status wrong = KernelGroup(kernel).validate(forwardArgs);
   EXPECT_NE(wrong.message().find("launch it with BackwardArgs"), std::string::npos)
       << wrong.message();
 }

@@ -291,7 +291,7 @@ void persistentTiles(KernelSpec &spec) {
 
 /// A backward kernel (its four entries) from a trivial source: causal, head
 /// dim 64.
-std::shared_ptr<Kernel>
+std::shared_ptr<BackwardKernel>
 buildFakeBackwardKernel(const std::string &name,
                         void (*edit)(KernelSpec &) = nullptr) {
   KernelSpec spec = fakeSpec(name);
@@ -307,7 +307,7 @@ buildFakeBackwardKernel(const std::string &name,
   spec.backwardDqThreads = 128;
   spec.backwardDqSharedBytes = 1024;
   spec.sharedBytes = 2048;
-  return buildFakeKernel(std::move(spec), edit);
+  return kernelAs<BackwardKernel>(buildFakeKernel(std::move(spec), edit));
 }
 
 class FakeDriverLaunch : public ::testing::Test {

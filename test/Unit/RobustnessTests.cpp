@@ -276,7 +276,7 @@ TEST(LaunchGrid, AHandMadeSpecIsCheckedBeforeItIsDividedBy) {
   spec.headsKV = 0; // grid() and the kernel divide by it
   auto kernel = ctx->build(spec);
   ASSERT_TRUE(kernel.isOk()) << kernel.status().toString();
-  Status s = (*kernel)->validate(f.args);
+  Status s = kernelAs<FlashKernel>(*kernel)->validate(f.args);
   EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
   EXPECT_TRUE(contains(s.message(), "has an invalid spec: heads 2/0"))
       << s.message();

@@ -208,11 +208,11 @@ TEST(Varlen, ScheduleBoundsEveryBatchsBlocks) {
   // The kernel's schedule: one run of m-blocks per query head, batch 1.
   auto ctx = memoryContext();
   VarlenLaunch f(*ctx);
-  TileSchedule s = f.kernel->primary().schedule(4, 300, 1);
+  TileSchedule s = f.kernel->flash()->schedule(4, 300, 1);
   EXPECT_EQ(s.batch, 1);
   EXPECT_EQ(s.heads, 8);
   EXPECT_EQ(s.mBlocks, varlenMBlocks(4, 300, f.kernel->spec().blockM));
-  EXPECT_FALSE(f.kernel->primary().packsQueryHeads(1));
+  EXPECT_FALSE(f.kernel->flash()->packsQueryHeads(1));
 }
 
 TEST(Varlen, TheTmaVariantIsRefused) {
@@ -245,7 +245,7 @@ TEST(Varlen, SinksAreAnOperandOfTheKernel) {
   auto ctx = memoryContext("sm_80");
   auto compiled = compileGraph(*ctx, vg.g);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
-  const Kernel &kernel = compiled->kernels[0]->primary();
+  const FlashKernel &kernel = *compiled->kernels[0]->flash();
   EXPECT_TRUE(kernel.spec().sinks);
   EXPECT_NE(kernel.spec().name.find("_sinks_varlen_sm80_"), std::string::npos);
 
@@ -337,7 +337,7 @@ TEST(Paged, GraphWritesOneFlashOpOverThePages) {
   auto ctx = memoryContext();
   auto compiled = compileGraph(*ctx, g);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
-  const Kernel &kernel = compiled->kernels[0]->primary();
+  const FlashKernel &kernel = *compiled->kernels[0]->flash();
   EXPECT_TRUE(kernel.spec().paged && kernel.spec().sinks);
   EXPECT_EQ(kernel.spec().seqKV, 64 * 16); // keys per sequence
   EXPECT_EQ(kernel.spec().variant, "sm90");
@@ -451,7 +451,7 @@ TEST(PackedRows, AFewTokensAndTheirHeadsShareABlockUnderAnyMask) {
   auto compiled = compileSource(
       *ctx, packedDecode(4, "causal, window = [63, 0], bottom_right, key_padding"));
   ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
-  const Kernel &kernel = compiled->kernels[0]->primary();
+  const FlashKernel &kernel = *compiled->kernels[0]->flash();
   EXPECT_EQ(kernel.spec().packGroup, 4);
   EXPECT_NE(kernel.spec().source.find("static constexpr int kPackGroup = 4;"),
             std::string::npos);
@@ -470,12 +470,12 @@ TEST(PackedRows, AFewTokensAndTheirHeadsShareABlockUnderAnyMask) {
   auto persistent = compileSource(*ctx90, packedDecode(4, "key_padding"), ws);
   ASSERT_TRUE(persistent.isOk()) << persistent.status().toString();
   EXPECT_EQ(persistent->kernels[0]->spec().packGroup, 4);
-  EXPECT_TRUE(persistent->kernels[0]->primary().packsQueryHeads(4));
-  EXPECT_EQ(persistent->kernels[0]->primary().schedule(2, 4, 1).heads, 2);
+  EXPECT_TRUE(persistent->kernels[0]->flash()->packsQueryHeads(4));
+  EXPECT_EQ(persistent->kernels[0]->flash()->schedule(2, 4, 1).heads, 2);
   auto six = compileSource(*ctx90, packedDecode(4, "key_padding", 12), ws);
   ASSERT_TRUE(six.isOk()) << six.status().toString();
   EXPECT_EQ(six->kernels[0]->spec().packGroup, 1);
-  EXPECT_FALSE(six->kernels[0]->primary().packsQueryHeads(4));
+  EXPECT_FALSE(six->kernels[0]->flash()->packsQueryHeads(4));
   auto sixCpAsync = compileSource(*ctx, packedDecode(4, "key_padding", 12));
   ASSERT_TRUE(sixCpAsync.isOk()) << sixCpAsync.status().toString();
   EXPECT_EQ(sixCpAsync->kernels[0]->spec().packGroup, 6);
@@ -507,7 +507,7 @@ TEST(BatchInvariant, SplitsAtFixedKeysWhateverTheBatch) {
   a = f.args;
   a.batchInvariant = true;
   EXPECT_TRUE(f.kernel->validate(a).isOk()) << f.kernel->validate(a).message();
-  a.splits = Kernel::kMaxInvariantSplits + 1;
+  a.splits = FlashKernel::kMaxInvariantSplits + 1;
   EXPECT_NE(f.kernel->validate(a).message().find(
                 "a batch-invariant launch takes at most 1024 splits"),
             std::string::npos);
@@ -588,38 +588,43 @@ TEST(CacheAppend, ValidationNamesTheProblem) {
   auto rotary = ctx->build(*Context::cacheAppendSpec(ElementType::BF16, 128, 128, 64, false, false));
   auto paged = ctx->build(*Context::cacheAppendSpec(ElementType::BF16, 128, 128, 0, false, true));
   ASSERT_TRUE(dense.isOk() && rotary.isOk() && paged.isOk());
-  EXPECT_TRUE((*dense)->validate(appendArgs(false)).isOk());
-  EXPECT_TRUE((*rotary)->validate(appendArgs(true)).isOk());
-  auto expectError = [](const Kernel &k, const CacheAppendArgs &a, const std::string &text) {
+  auto denseAppend = kernelAs<CacheAppendKernel>(*dense);
+  auto rotaryAppend = kernelAs<CacheAppendKernel>(*rotary);
+  auto pagedAppend = kernelAs<CacheAppendKernel>(*paged);
+  ASSERT_TRUE(denseAppend && rotaryAppend && pagedAppend);
+  EXPECT_TRUE(denseAppend->validate(appendArgs(false)).isOk());
+  EXPECT_TRUE(rotaryAppend->validate(appendArgs(true)).isOk());
+  auto expectError = [](const CacheAppendKernel &k, const CacheAppendArgs &a,
+                        const std::string &text) {
     Status s = k.validate(a);
     ASSERT_FALSE(s.isOk()) << text;
     EXPECT_NE(s.message().find(text), std::string::npos) << s.message();
   };
   CacheAppendArgs a = appendArgs(false);
   a.capacity = 2;
-  expectError(**dense, a, "the cache holds 2 keys per sequence, fewer than the 3 new tokens");
+  expectError(*denseAppend, a, "the cache holds 2 keys per sequence, fewer than the 3 new tokens");
   a = appendArgs(false);
   a.kNew.strides[3] = 2;
-  expectError(**dense, a, "'kNew' must be contiguous in dimension 3");
+  expectError(*denseAppend, a, "'kNew' must be contiguous in dimension 3");
   a = appendArgs(false);
   a.seqlensOut = nullptr;
-  expectError(**dense, a, "'seqlensOut' is a null pointer");
-  expectError(**paged, appendArgs(false), "paged cache but 'blockTable' is null");
+  expectError(*denseAppend, a, "'seqlensOut' is a null pointer");
+  expectError(*pagedAppend, appendArgs(false), "paged cache but 'blockTable' is null");
   a = appendArgs(false);
   a.blockTable = a.cacheSeqlens;
-  expectError(**dense, a, "'blockTable' is given but the kernel appends to a dense cache");
+  expectError(*denseAppend, a, "'blockTable' is given but the kernel appends to a dense cache");
   a.pageSize = 16;
   a.numPages = 4;
   a.capacity = 40;
-  expectError(**paged, a, "a capacity of whole pages");
+  expectError(*pagedAppend, a, "a capacity of whole pages");
   a = appendArgs(true);
   a.rotaryPositions = 100;
-  expectError(**rotary, a, "the rotary tables have 100 positions, fewer than the cache's 512 rows");
+  expectError(*rotaryAppend, a, "the rotary tables have 100 positions, fewer than the cache's 512 rows");
   a = appendArgs(true);
   a.sin = nullptr;
-  expectError(**rotary, a, "'sin' is null");
+  expectError(*rotaryAppend, a, "'sin' is null");
   // Another kind's arguments do not launch it, nor the reverse.
-  Status wrong = (*dense)->validate(FlashArgs());
+  Status wrong = KernelGroup(*dense).validate(FlashArgs());
   EXPECT_NE(wrong.message().find("launch it with CacheAppendArgs"), std::string::npos)
       << wrong.message();
 }

@@ -12,7 +12,7 @@
 #ifndef ATTN_RUNTIME_KERNELGROUP_H
 #define ATTN_RUNTIME_KERNELGROUP_H
 
-#include "attn/Runtime/Context.h"
+#include "attn/Runtime/Kernel.h"
 
 #include <memory>
 #include <string>
@@ -32,6 +32,8 @@ public:
   Kernel &primary() const { return *primary_; }
   std::shared_ptr<Kernel> primaryShared() const { return primary_; }
   const KernelSpec &spec() const { return primary_->spec(); }
+  /// The primary kernel as fused attention, or null for another kind.
+  FlashKernel *flash() const { return primary_->as<FlashKernel>(); }
 
   /// Launches with more than `fromKeys` keys (their splits, workspace and
   /// loading too) run `kernel`: the same attention with tiles for long
@@ -39,7 +41,7 @@ public:
   /// long_keys of an #attn.launch_plan).
   void setLongKeysKernel(std::shared_ptr<Kernel> kernel, int64_t fromKeys);
   /// That kernel, or null.
-  Kernel *longKeysKernel() const { return longKeys_.get(); }
+  FlashKernel *longKeysKernel() const;
   /// The key length past which launches run it.
   int64_t longKeysFrom() const { return longKeysFrom_; }
 
@@ -53,14 +55,15 @@ public:
   /// the operand and the stride.
   void setCpAsyncFallback(std::string name, Kernel::DeferredBuild build);
   /// That kernel once built, else null.
-  Kernel *cpAsyncFallback() const;
+  FlashKernel *cpAsyncFallback() const;
 
   /// The kernel that runs a launch with `args`: by the key length, then,
   /// for a persistent kernel, by whether TMA reads the operands (the
   /// documented rules, and in `device` the driver's encoding); building
   /// the cp.async kernel if that is its first need. An invalid launch
   /// stays with the kernel that reports it.
-  Result<Kernel *> kernelFor(const FlashArgs &args, Device device = {});
+  /// A group of another kind has no kernel for FlashArgs: an error.
+  Result<FlashKernel *> kernelFor(const FlashArgs &args, Device device = {});
 
   /// Loads every kernel of the group into `device`'s context: the primary,
   /// the long-keys kernel, and the cp.async kernel if a launch has built it
@@ -80,40 +83,31 @@ public:
   Status launch(const FlashArgs &args, Stream stream = nullptr,
                 Device device = {});
 
-  /// The other kinds: their one kernel's (Kernel::launch).
-  Result<size_t> workspaceBytes(const BackwardArgs &args) const {
-    return primary_->workspaceBytes(args);
-  }
-  Status validate(const BackwardArgs &args) const {
-    return primary_->validate(args);
-  }
+  /// The other kinds: their one kernel's (BackwardKernel, GraphKernel);
+  /// an error that names the arguments the kernel takes if it is of
+  /// another kind.
+  Result<size_t> workspaceBytes(const BackwardArgs &args) const;
+  Status validate(const BackwardArgs &args) const;
   Status launch(const BackwardArgs &args, Stream stream = nullptr,
-                Device device = {}) {
-    return primary_->launch(args, stream, device);
-  }
-  Status validate(const GraphArgs &args) const {
-    return primary_->validate(args);
-  }
+                Device device = {});
+  Status validate(const GraphArgs &args) const;
   Status launch(const GraphArgs &args, Stream stream = nullptr,
-                Device device = {}) {
-    return primary_->launch(args, stream, device);
-  }
+                Device device = {});
 
 private:
-  /// The kernel of `keys` keys: the primary or the long-keys kernel.
-  Kernel *forKeys(int64_t keys) const {
-    return longKeys_ && keys > longKeysFrom_ ? longKeys_.get()
-                                             : primary_.get();
-  }
+  /// The forward kernel of `keys` keys: the primary or the long-keys
+  /// kernel; null if the group is of another kind.
+  FlashKernel *forKeys(int64_t keys) const;
   /// For a persistent `kernel`: itself, with `maps` encoded (by `driver`;
   /// without one, the documented rules decide alone), or where TMA cannot
   /// read the operands (`why`), the cp.async kernel.
-  Result<Kernel *> tmaOrCpAsync(Kernel &kernel, Driver *driver,
+  Result<FlashKernel *> tmaOrCpAsync(FlashKernel &kernel, Driver *driver,
                                 const FlashArgs &args, TmaMaps &maps,
                                 std::string &why);
   /// The cp.async kernel, built on first need; `why` TMA cannot serve
   /// `kernel`.
-  Result<Kernel *> cpAsyncFor(const Kernel &kernel, const std::string &why);
+  Result<FlashKernel *> cpAsyncFor(const FlashKernel &kernel,
+                                   const std::string &why);
 
   std::shared_ptr<Kernel> primary_;
   std::shared_ptr<Kernel> longKeys_;
