@@ -186,7 +186,7 @@ Status KernelGroup::launch(const FlashArgs &a, Stream stream, Device device) {
         return s;
       // Loaded here so that a failure (a capturing stream) says why the
       // launch needs that kernel.
-      Result<Kernel::Loaded *> loaded = cpAsync->loadedIn(context, stream, true);
+      Result<FlashKernel::Loaded *> loaded = cpAsync->loadedIn(context, stream, true);
       if (!loaded)
         return Status(loaded.status().code(),
                       "kernel " + kernel->spec().name +
@@ -196,7 +196,7 @@ Status KernelGroup::launch(const FlashArgs &a, Stream stream, Device device) {
       kernel = cpAsync;
     }
   }
-  Result<Kernel::Loaded *> loaded = kernel->loadedIn(context, stream, true);
+  Result<FlashKernel::Loaded *> loaded = kernel->loadedIn(context, stream, true);
   if (!loaded)
     return loaded.status();
   FlashKernel::CombineLaunch combine;
