@@ -38,8 +38,29 @@ OutputCheck checkOutput(const HostTensor &got, const HostTensor &expected,
 
 namespace {
 
+/// The sequences of `varlen`'s ragged batch that hold queries, read from
+/// `inputs` when its cu_seqlens_q is an argument of `func`; all `batch` of
+/// them otherwise.
+std::vector<int64_t> sequencesWithQueries(mlir::func::FuncOp func,
+                                          mlir::attn::FlashOp varlen,
+                                          const std::vector<HostTensor> &inputs,
+                                          int64_t batch) {
+  std::vector<int64_t> sequences;
+  auto arg = mlir::dyn_cast<mlir::BlockArgument>(varlen.getCuSeqlensQ());
+  const HostTensor *offsets = nullptr;
+  if (arg && arg.getOwner()->getParentOp() == func.getOperation() &&
+      arg.getArgNumber() < inputs.size())
+    offsets = &inputs[arg.getArgNumber()];
+  for (int64_t b = 0; b < batch; ++b)
+    if (!offsets || int64_t(offsets->data.size()) <= b + 1 ||
+        offsets->data[b + 1] > offsets->data[b])
+      sequences.push_back(b);
+  return sequences;
+}
+
 /// The reference's options for the sample of `func`'s first result.
 mlir::attn::reference::Options sampleOptions(mlir::func::FuncOp func,
+                                             const std::vector<HostTensor> &inputs,
                                              unsigned maxSlices,
                                              std::mt19937_64 &rng) {
   mlir::attn::reference::Options options;
@@ -61,9 +82,24 @@ mlir::attn::reference::Options sampleOptions(mlir::func::FuncOp func,
   });
   if (varlen && !varlen.getCuSeqlensQ().getType().isDynamicDim(0)) {
     const int64_t heads = varlen.getHeadsQ();
-    options.slices =
-        sampleSlices(varlen.getCuSeqlensQ().getType().getDimSize(0) - 1,
-                     heads, maxSlices, rng);
+    const int64_t batch = varlen.getCuSeqlensQ().getType().getDimSize(0) - 1;
+    // The sample draws from the sequences that hold queries: one of no
+    // rows compares nothing, and a sample of only those would check nothing.
+    std::vector<int64_t> sequences =
+        sequencesWithQueries(func, varlen, inputs, batch);
+    if (sequences.empty() || int64_t(sequences.size()) == batch) {
+      options.slices = sampleSlices(batch, heads, maxSlices, rng);
+    } else if (maxSlices &&
+               uint64_t(sequences.size() * heads) > uint64_t(maxSlices)) {
+      options.slices =
+          sampleSlices(sequences.size(), heads, maxSlices, rng);
+      for (auto &slice : options.slices)
+        slice.first = sequences[slice.first];
+    } else if (maxSlices) {
+      for (int64_t b : sequences)
+        for (int64_t head = 0; head < heads; ++head)
+          options.slices.emplace_back(b, head);
+    }
     // A ragged backward reads the forward's o and logsumexp, which the
     // reference computes for the sampled slices only: dk and dv of a
     // sequence need every query head (GQA sums them), dsinks every
@@ -115,7 +151,7 @@ Result<CheckResult> checkLoweringAgainstReference(
     const std::vector<HostTensor> &inputs, unsigned maxSlices,
     std::mt19937_64 &rng, double tolerance) {
   mlir::attn::reference::Options options =
-      sampleOptions(originalFunc, maxSlices, rng);
+      sampleOptions(originalFunc, inputs, maxSlices, rng);
   auto lowered = mlir::attn::reference::evaluate(loweredFunc, inputs, options);
   if (mlir::failed(lowered))
     return Status(StatusCode::Unsupported,
@@ -138,7 +174,7 @@ Result<CheckResult> checkAgainstReference(mlir::func::FuncOp originalFunc,
                                           std::mt19937_64 &rng,
                                           double tolerance) {
   mlir::attn::reference::Options options =
-      sampleOptions(originalFunc, maxSlices, rng);
+      sampleOptions(originalFunc, inputs, maxSlices, rng);
   CheckResult result;
   Result<std::vector<HostTensor>> expected =
       evaluateReference(originalFunc, inputs, options, result);

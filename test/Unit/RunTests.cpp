@@ -289,6 +289,46 @@ func.func @f(%q: tensor<6x2x16xbf16>, %k: tensor<10x1x16xbf16>, %v: tensor<10x1x
   EXPECT_TRUE(std::isnan((*rows)[2].data[7 * 16]));
 }
 
+TEST_F(RunTest, RaggedSamplesDrawSequencesThatHoldQueries) {
+  // Of 8 sequences only sequence 5 holds queries: a sample of 2 of the 16
+  // (sequence, head) slices must land on it, or it compares nothing.
+  Result<LoadedModule> ragged = loadModule(write("sparse.mlir", R"(
+func.func @f(%q: tensor<4x2x16xbf16>, %k: tensor<8x2x16xbf16>, %v: tensor<8x2x16xbf16>,
+             %cq: tensor<9xi32>, %ck: tensor<9xi32>) -> tensor<4x2x16xbf16> {
+  %o = attn.flash %q, %k, %v cu_seqlens_q(%cq : tensor<9xi32>) cu_seqlens_k(%ck : tensor<9xi32>)
+      {scale = 0.25 : f32}
+    : tensor<4x2x16xbf16>, tensor<8x2x16xbf16>, tensor<8x2x16xbf16> -> tensor<4x2x16xbf16>
+  return %o : tensor<4x2x16xbf16>
+})"));
+  ASSERT_TRUE(ragged) << ragged.status().message();
+  std::mt19937_64 rng(3);
+  auto inputs = makeInputs(ragged->func, {}, rng);
+  ASSERT_TRUE(inputs);
+  ASSERT_TRUE(setInputValues(ragged->func,
+                             {"3:0,0,0,0,0,0,4,4,4", "4:0,1,2,3,4,5,8,8,8"},
+                             *inputs));
+  auto reference =
+      mlir::attn::reference::evaluate(ragged->originalFunc, *inputs);
+  ASSERT_TRUE(mlir::succeeded(reference));
+  for (int seed = 0; seed < 4; ++seed) {
+    std::mt19937_64 sampling(seed);
+    auto check = checkAgainstReference(ragged->originalFunc, *inputs,
+                                       *reference, 2, sampling, 1e-2);
+    ASSERT_TRUE(check) << check.status().message();
+    EXPECT_EQ(check->sampledSlices, 2u);
+    ASSERT_EQ(check->outputs.size(), 1u);
+    EXPECT_TRUE(check->outputs[0].pass);
+    EXPECT_GT(check->outputs[0].compared, 0);
+  }
+  // Off by one value in sequence 5 fails the sample.
+  (*reference)[0].data[2 * 16 + 3] += 1.0;
+  std::mt19937_64 sampling(0);
+  auto off = checkAgainstReference(ragged->originalFunc, *inputs, *reference,
+                                   2, sampling, 1e-2);
+  ASSERT_TRUE(off);
+  EXPECT_FALSE(off->outputs[0].pass);
+}
+
 TEST_F(RunTest, PoisonedPaddingNeedsEveryReaderKnown) {
   // The function also returns k: what reads it is not attention's rule.
   Result<LoadedModule> loaded = loadModule(write("returned.mlir", R"(

@@ -45,7 +45,8 @@ struct CheckResult {
 
 /// Evaluates `originalFunc` on `inputs` for a sample of the (batch, head)
 /// slices of its first result (sampleSlices) and checks each of `outputs`
-/// against it.
+/// against it. A ragged batch's sample draws from the sequences that hold
+/// queries, when its cu_seqlens_q is an argument (`inputs` gives it).
 Result<CheckResult> checkAgainstReference(mlir::func::FuncOp originalFunc,
                                           const std::vector<HostTensor> &inputs,
                                           const std::vector<HostTensor> &outputs,
