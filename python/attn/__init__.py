@@ -41,7 +41,7 @@ __all__ = ["sdpa", "precompile", "AttnError", "softcap", "alibi", "head_bias", "
            "varlen", "with_kvcache"]
 
 # The ATTN_C_ABI_VERSION (include/attn-c/attn.h) this package speaks.
-_ABI_VERSION = 5
+_ABI_VERSION = 6
 
 _logger = logging.getLogger("attn")
 
@@ -126,6 +126,31 @@ class _KernelInfo(ctypes.Structure):
         ("head_dim_qk", ctypes.c_int32), ("head_dim_v", ctypes.c_int32),
         ("writes_lse", ctypes.c_int32),
     ]
+
+
+# attn_write_flash_op's (ABI 6): the description of an attn.flash and the
+# text the library returns.
+class _TextTensor(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("element", ctypes.c_char_p),
+                ("shape", ctypes.POINTER(ctypes.c_int64)), ("rank", ctypes.c_int32)]
+
+
+class _FlashOpText(ctypes.Structure):
+    _fields_ = [
+        ("function", ctypes.c_char_p), ("q", _TextTensor), ("k", _TextTensor), ("v", _TextTensor),
+        ("lengths", _TextTensor), ("keep", _TextTensor), ("bias", _TextTensor),
+        ("captures", ctypes.POINTER(_TextTensor)), ("num_captures", ctypes.c_int32),
+        ("cu_seqlens_q", _TextTensor), ("cu_seqlens_k", _TextTensor), ("sinks", _TextTensor),
+        ("block_table", _TextTensor),
+        ("scale", ctypes.c_double), ("causal", ctypes.c_int32), ("has_window", ctypes.c_int32),
+        ("window_left", ctypes.c_int64), ("window_right", ctypes.c_int64),
+        ("bottom_right", ctypes.c_int32), ("transpose_k", ctypes.c_int32), ("score_mod", ctypes.c_char_p),
+        ("return_lse", ctypes.c_int32), ("output_name", ctypes.c_char_p), ("lse_name", ctypes.c_char_p),
+    ]
+
+
+class _TextValue(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("size", ctypes.c_uint64)]
 
 
 _CODES = {ctypes.c_int32: "i", ctypes.c_int64: "q", ctypes.c_uint64: "Q", ctypes.c_void_p: "Q",
@@ -270,6 +295,9 @@ def library():
         lib.attn_compile_cache_append.argtypes = ([ctypes.c_void_p, ctypes.c_char_p] + [ctypes.c_int32] * 5 +
                                                   [ctypes.POINTER(ctypes.c_void_p)])
         lib.attn_launch_cache_append.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p]
+        lib.attn_write_flash_op.argtypes = [ctypes.POINTER(_FlashOpText), ctypes.POINTER(_TextValue)]
+        lib.attn_text_value_free.argtypes = [ctypes.POINTER(_TextValue)]
+        lib.attn_text_value_free.restype = None
         lib.attn_set_log_handler(_log_handler, None)
         _lib = lib
         return lib
