@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Random attention graphs for differential testing of attn (standard
-library only).
+library, and attn's own package for the text of attn.flash: python/attn's
+write_flash_op, which loads libattn_c from $ATTN_LIBRARY or build/lib).
 
     scripts/gen-graphs.py --seed 7 --count 40 --out DIR
     scripts/gen-graphs.py --seed 7 --case 16 --out DIR   (one case of them)
@@ -54,6 +55,7 @@ the table has an op this generator cannot draw.
 """
 
 import argparse
+import functools
 import os
 import random
 import re
@@ -363,6 +365,19 @@ class ScoreMod:
         return self.lines
 
 
+@functools.lru_cache(maxsize=None)
+def write_flash_op():
+    """attn.write_flash_op of the package in this tree, its library loaded
+    (on first use: --check-table needs none)."""
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    import attn
+    try:
+        attn.library()
+    except attn.AttnError as e:
+        sys.exit(f"gen-graphs: {e}")
+    return attn.write_flash_op
+
+
 # The first serving case's number: dense cases are numbered from 0, so that
 # a dense case keeps its number whatever --count and --serving ask for.
 SERVING = 10000
@@ -407,11 +422,13 @@ class Case:
         r = self.rng
         self.items = []  # (item text, operand or None)
         positional = []
+        self.window = None  # (left, right)
         if r.random() < 0.35:
             positional.append("causal")
         if r.random() < 0.25:
             left = r.choice([-1, 0, 1, 3, 17, 64, 200])
             right = r.choice([-1, 0, 2, 31]) if left >= 0 else r.choice([0, 2, 31])
+            self.window = (left, right)
             positional.append(f"window = [{left}, {right}]")
         self.bottom_right = bool(positional) and r.random() < 0.35
         self.positional = positional
@@ -426,7 +443,8 @@ class Case:
                          r.choice(["f32", "f16", "bf16"]))
 
     def captures(self):
-        """Tensors the score_mod reads: (argument, kind, type, index roles)."""
+        """Tensors the score_mod reads: (argument, kind, type, index roles,
+        function argument, shape, element)."""
         r = self.rng
         caps = []
         if r.random() < 0.35:
@@ -444,7 +462,7 @@ class Case:
             shape = [extent for _, extent in roles]
             kind = "float" if element in ("f32", "f16", "bf16") else "int"
             self.capture_list.append((f"%capture{i}", kind, tensor(shape, element), roles,
-                                      f"%captured{i}"))
+                                      f"%captured{i}", shape, element))
 
     def score_mod(self):
         r = self.rng
@@ -481,7 +499,8 @@ class Case:
                 self.capture_list = []
             self.direct = r.random() < 0.35
             flat = self.direct and r.random() < 0.5
-            self.sinks = tensor([self.hq] if flat else [1, self.hq, 1, 1], "f32")
+            self.sinks_shape = [self.hq] if flat else [1, self.hq, 1, 1]
+            self.sinks = tensor(self.sinks_shape, "f32")
             return self.direct_flash() if self.direct else self.graph()
         # Packed or paged k rows: never transposed.
         self.transpose_k = False
@@ -516,7 +535,8 @@ class Case:
             if self.positional and r.random() < 0.5:
                 self.bottom_right = True
         if r.random() < 0.3:
-            self.sinks = tensor([self.hq], "f32")
+            self.sinks_shape = [self.hq]
+            self.sinks = tensor(self.sinks_shape, "f32")
         self.captures()
         self.score_mod()
         if not self.score_mod_lines:
@@ -524,21 +544,21 @@ class Case:
         return self.serving_flash()
 
     # -- text -------------------------------------------------------------
+    def serving_shapes(self):
+        """q, k, v, output and logsumexp shapes of a ragged batch or a
+        paged cache."""
+        if self.kind == "varlen":
+            return ([self.sq, self.hq, self.dqk], [self.skv, self.hkv, self.dqk],
+                    [self.skv, self.hkv, self.dv], [self.sq, self.hq, self.dv], [self.hq, self.sq])
+        return ([self.batch, self.hq, self.sq, self.dqk], [self.pages, self.hkv, self.page, self.dqk],
+                [self.pages, self.hkv, self.page, self.dv], [self.batch, self.hq, self.sq, self.dv],
+                [self.batch, self.hq, self.sq])
+
     def serving_types(self):
         """q, k, v, output and logsumexp types of a ragged batch or a
         paged cache."""
-        dt = self.dtype
-        if self.kind == "varlen":
-            return (tensor([self.sq, self.hq, self.dqk], dt),
-                    tensor([self.skv, self.hkv, self.dqk], dt),
-                    tensor([self.skv, self.hkv, self.dv], dt),
-                    tensor([self.sq, self.hq, self.dv], dt),
-                    tensor([self.hq, self.sq], "f32"))
-        return (tensor([self.batch, self.hq, self.sq, self.dqk], dt),
-                tensor([self.pages, self.hkv, self.page, self.dqk], dt),
-                tensor([self.pages, self.hkv, self.page, self.dv], dt),
-                tensor([self.batch, self.hq, self.sq, self.dv], dt),
-                tensor([self.batch, self.hq, self.sq], "f32"))
+        shapes = self.serving_shapes()
+        return tuple(tensor(shape, self.dtype) for shape in shapes[:4]) + (tensor(shapes[4], "f32"),)
 
     def serving_arguments(self):
         q, k, v, _, _ = self.serving_types()
@@ -768,87 +788,67 @@ class Case:
             and not self.sinks
         return self.function(lines, o, out)
 
+    def flash_line(self, q, k, v, lse, **operands):
+        """The attn.flash statement over q, k and v ((shape, element) each)
+        with this case's masks, captures, sinks and score_mod, and the
+        `operands` it names (write_flash_op's keywords), as attn writes it
+        (write_flash_op: attn's one writer of attn.flash text)."""
+        return write_flash_op()(
+            q, k, v, self.dqk ** -0.5, causal="causal" in self.positional, window=self.window,
+            bottom_right=self.bottom_right, transpose_k=self.transpose_k,
+            captures=[(c[5], c[6]) for c in self.capture_list],
+            sinks=(self.sinks_shape, "f32") if self.sinks else None,
+            score_mod="\n".join(self.score_mod_lines) if self.score_mod_lines else None,
+            return_lse=lse, **operands)
+
     def direct_flash(self):
         r = self.rng
         dt = self.dtype
-        ktype = tensor([self.batch, self.hkv, self.dqk, self.skv] if self.transpose_k
-                       else [self.batch, self.hkv, self.skv, self.dqk], dt)
-        qtype = tensor([self.batch, self.hq, self.sq, self.dqk], dt)
-        vtype = tensor([self.batch, self.hkv, self.skv, self.dv], dt)
-        out = tensor([self.batch, self.hq, self.sq, self.dv], dt)
-        items = list(self.positional)
-        operands = ""
+        kshape = ([self.batch, self.hkv, self.dqk, self.skv] if self.transpose_k
+                  else [self.batch, self.hkv, self.skv, self.dqk])
+        operands = {}
         if self.key_padding:
-            items.append("key_padding")
-            operands += f" lengths(%len : {tensor([self.batch], 'i32')})"
+            operands["lengths"] = ([self.batch], "i32")
         if self.keep:
-            items.append("keep")
-            operands += f" keep(%keep : {tensor(self.keep, 'i1')})"
+            operands["keep"] = (self.keep, "i1")
         if self.bias:
-            items.append("bias")
-            operands += f" bias(%bias : {tensor(*self.bias)})"
-        attrs = [f"scale = {(self.dqk ** -0.5)!r} : f32"]
-        if items:
-            attrs.append("mask = " + self.mask_kind(items))
-        if self.transpose_k:
-            attrs.append("transpose_k")
+            operands["bias"] = self.bias
         lse = r.random() < 0.4
-        results = [out] + ([tensor([self.batch, self.hq, self.sq], "f32")] if lse else [])
-        region = ""
-        if self.score_mod_lines:
-            body = "\n    ".join(self.score_mod_lines)
-            region = f" score_mod {{\n  {self.region_header()}\n    {body}\n  }}"
+        results = [tensor([self.batch, self.hq, self.sq, self.dv], dt)] + \
+            ([tensor([self.batch, self.hq, self.sq], "f32")] if lse else [])
         names = "%o, %lse" if lse else "%o"
         self.forms = ["attn.flash" + (" with lse" if lse else "")]
         self.results = results
         self.unfused_ok = False
-        sinks = f" sinks(%sinks : {self.sinks})" if self.sinks else ""
         if self.sinks:
             self.forms.append("sinks")
-        line = (f"{names} = attn.flash %q, %k, %v{operands}{self.captures_clause()}{sinks} "
-                f"{{{', '.join(attrs)}}}{region} : {qtype}, {ktype}, {vtype} -> "
-                + ", ".join(results))
+        line = self.flash_line(([self.batch, self.hq, self.sq, self.dqk], dt), (kshape, dt),
+                               ([self.batch, self.hkv, self.skv, self.dv], dt), lse, **operands)
         return self.function([line], names, ", ".join(results))
 
     def serving_flash(self):
         """attn.flash on a ragged batch or a paged cache (no graph form)."""
         r = self.rng
-        qtype, ktype, vtype, out, lse_type = self.serving_types()
-        items = list(self.positional)
-        operands = ""
+        dt = self.dtype
+        qshape, kshape, vshape, _, _ = self.serving_shapes()
+        _, _, _, out, lse_type = self.serving_types()
+        operands = {}
         if self.kind == "paged":
-            items.append("key_padding")
-            operands += f" lengths(%len : {tensor([self.batch], 'i32')})"
+            operands["lengths"] = ([self.batch], "i32")
             if self.keep:
-                items.append("keep")
-                operands += f" keep(%keep : {tensor(self.keep, 'i1')})"
+                operands["keep"] = (self.keep, "i1")
             if self.bias:
-                items.append("bias")
-                operands += f" bias(%bias : {tensor(*self.bias)})"
-        operands += self.captures_clause()
+                operands["bias"] = self.bias
+            operands["block_table"] = ([self.batch, self.per_sequence], "i32")
         if self.kind == "varlen":
-            offsets = tensor([self.batch + 1], "i32")
-            operands += f" cu_seqlens_q(%cq : {offsets}) cu_seqlens_k(%ck : {offsets})"
-        if self.sinks:
-            operands += f" sinks(%sinks : {self.sinks})"
-        if self.kind == "paged":
-            operands += f" block_table(%table : {tensor([self.batch, self.per_sequence], 'i32')})"
-        attrs = [f"scale = {(self.dqk ** -0.5)!r} : f32"]
-        if items:
-            attrs.append("mask = " + self.mask_kind(items))
+            operands["cu_seqlens_q"] = operands["cu_seqlens_k"] = ([self.batch + 1], "i32")
         lse = r.random() < 0.5
         results = [out] + ([lse_type] if lse else [])
-        region = ""
-        if self.score_mod_lines:
-            body = "\n    ".join(self.score_mod_lines)
-            region = f" score_mod {{\n  {self.region_header()}\n    {body}\n  }}"
         names = "%o, %lse" if lse else "%o"
         self.forms = ["attn.flash" + (" with lse" if lse else "")] + \
             (["sinks"] if self.sinks else [])
         self.results = results
-        line = (f"{names} = attn.flash %q, %k, %v{operands} "
-                f"{{{', '.join(attrs)}}}{region} : {qtype}, {ktype}, {vtype} -> "
-                + ", ".join(results))
+        line = self.flash_line((qshape, dt), (kshape, dt), (vshape, dt), lse, **operands)
         return self.function([line], names, ", ".join(results))
 
     def function(self, lines, result, result_types):

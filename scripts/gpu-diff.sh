@@ -36,6 +36,9 @@ out=${OUT:-/tmp/attn-device}
 run=${ATTN_RUN:-$build/bin/attn-run}
 [[ -x $run ]] || command -v "$run" > /dev/null ||
   { echo "gpu-diff: no $run; build first" >&2; exit 2; }
+# gen-graphs.py writes attn.flash through the Python package: this build's
+# libattn_c.
+export ATTN_LIBRARY=${ATTN_LIBRARY:-$build/lib/libattn_c.so}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cases=()

@@ -22,6 +22,9 @@ config.substitutions.append(("%attn_obj_root", config.attn_obj_root))
 config.environment["FILECHECK_OPTS"] = "--enable-var-scope --dump-input=fail"
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+# The Python package (and scripts/gen-graphs.py, which writes attn.flash
+# through it) loads this build's libattn_c, wherever the build is.
+config.environment["ATTN_LIBRARY"] = os.path.join(config.attn_obj_root, "lib", "libattn_c.so")
 llvm_config.use_default_substitutions()
 
 llvm_config.add_tool_substitutions(["not", "count", "split-file"],

@@ -37,8 +37,11 @@ extern "C" {
  * serving operands (cu_seqlens, block_table, sinks, batch invariance). 4:
  * attn_backward_args gains sinks and grad_sinks; the cache append
  * (attn_cache_append_args, attn_compile_cache_append,
- * attn_launch_cache_append). */
-#define ATTN_C_ABI_VERSION 5
+ * attn_launch_cache_append). 5: attn_backward_args gains cu_seqlens_q and
+ * cu_seqlens_k. 6: the writer of attn.flash text (attn_text_tensor,
+ * attn_flash_op_text, attn_text_value, attn_write_flash_op,
+ * attn_text_value_free), which the Python package calls. */
+#define ATTN_C_ABI_VERSION 6
 
 enum attn_status {
   ATTN_OK = 0,
@@ -299,6 +302,77 @@ ATTN_C_API int attn_compile_cache_append(attn_context *context,
 ATTN_C_API int attn_launch_cache_append(attn_kernel *kernel,
                                         const attn_cache_append_args *args,
                                         const attn_launch_config *config);
+
+/* ---- Writing attn.flash text (ABI 6). ---- */
+
+/* The extent of a dimension known only at launch: '?' in the type. */
+#define ATTN_DYNAMIC_EXTENT (-1)
+
+/* A tensor operand of an attn.flash: its SSA name without '%' (NULL or "":
+ * the operand's default, below), its element type as the dialect spells it
+ * ("f16", "bf16", "f32", "i32", "i64" or "i1"; NULL: the op has no such
+ * operand, which q, k and v must not be) and its rank extents
+ * (ATTN_DYNAMIC_EXTENT for '?'). */
+typedef struct attn_text_tensor {
+  const char *name;
+  const char *element;
+  const int64_t *shape;
+  int32_t rank;
+} attn_text_tensor;
+
+/* One attn.flash (C++: attn::FlashOpText, attn/API/FlashOpText.h). The
+ * optional operands add their mask items: lengths key_padding, keep keep,
+ * bias bias. Default names: q, k, v, len, keep, bias, captured0..,
+ * cq, ck, sinks, table; results o and lse. */
+typedef struct attn_flash_op_text {
+  /* A func.func of this name with the operands as arguments (q, k, v,
+   * cu_seqlens_q, cu_seqlens_k, lengths, keep, bias, captures, sinks,
+   * block_table) returning the results; NULL or "": the op statement
+   * alone (no indentation, no newline). */
+  const char *function;
+  /* Dense [B, Hq, Sq, Dqk], [B, Hkv, Skv, Dqk] (transpose_k: [B, Hkv, Dqk,
+   * Skv]), [B, Hkv, Skv, Dv]; with cu_seqlens packed [T, H, D]; with a
+   * block_table k and v are pages. The output has q's element type. */
+  attn_text_tensor q, k, v;
+  attn_text_tensor lengths, keep, bias;
+  /* The tensors the score_mod reads (its block arguments %capture0..). */
+  const attn_text_tensor *captures;
+  int32_t num_captures;
+  attn_text_tensor cu_seqlens_q, cu_seqlens_k, sinks, block_table;
+  /* Written as the shortest decimal that reads back as this double. */
+  double scale;
+  int32_t causal;
+  /* Nonzero: window = [window_left, window_right] (-1 unbounded). */
+  int32_t has_window;
+  int64_t window_left, window_right;
+  int32_t bottom_right;
+  int32_t transpose_k;
+  /* The score_mod region's body over %score, %b, %h, %q_idx, %kv_idx and
+   * the captures, ending in attn.yield (each line indented by four
+   * spaces); NULL or "": none. */
+  const char *score_mod;
+  /* Nonzero: also the logsumexp, [B, Hq, Sq] f32 (packed: [Hq, Tq]). */
+  int32_t return_lse;
+  const char *output_name, *lse_name; /* NULL: "o", "lse" */
+} attn_flash_op_text;
+
+/* Text the library allocated: size bytes and a NUL after them; freed with
+ * attn_text_value_free. */
+typedef struct attn_text_value {
+  char *data;
+  uint64_t size;
+} attn_text_value;
+
+/* Writes `op` as MLIR text into *text (the one writer of attn.flash: the
+ * C++ Graph API and the Python package use it too). ATTN_INVALID_ARGUMENT,
+ * with *text empty and attn_last_error() naming the field, where the text
+ * could not be read back (a bad name, element type or extent, one
+ * cu_seqlens without the other, captures without a score_mod, a scale that
+ * is not finite). What the op means is checked when it is compiled. */
+ATTN_C_API int attn_write_flash_op(const attn_flash_op_text *op,
+                                   attn_text_value *text);
+/* Frees text->data (NULL is fine) and empties *text. */
+ATTN_C_API void attn_text_value_free(attn_text_value *text);
 
 #ifdef __cplusplus
 }

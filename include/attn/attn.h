@@ -19,6 +19,7 @@
 #ifndef ATTN_ATTN_H
 #define ATTN_ATTN_H
 
+#include "attn/API/FlashOpText.h"
 #include "attn/Runtime/Context.h"
 #include "attn/Runtime/KernelGroup.h"
 #include "attn/Version.h"
@@ -180,20 +181,16 @@ private:
     DataType type;
     std::vector<int64_t> shape;
   };
-  /// Appends one attn.flash of q, k, v with the serving operands (as text,
-  /// in the op's order: before the captures, after them, after the sinks),
-  /// the result shapes and the options' masks, score_mod and sinks; a paged
-  /// cache aligns to each sequence's length (key_padding, bottom_right).
-  /// `form` names the call in messages.
-  Result<Attention> appendFlash(const char *form, const Node &q,
-                                const Node &k, const Node &v,
-                                const std::string &beforeCaptures,
-                                const std::string &afterCaptures,
-                                const std::string &afterSinks,
+  /// Appends one attn.flash (writeFlashOp) of `op`, which holds q, k, v
+  /// and the serving operands, with the options' masks, score_mod, captures,
+  /// sinks and scale; a paged cache aligns to each sequence's length
+  /// (key_padding, bottom_right). The results' shapes are the graph's
+  /// record of them. `form` names the call in messages.
+  Result<Attention> appendFlash(const char *form, FlashOpText op,
                                 std::vector<int64_t> outShape,
                                 std::vector<int64_t> lseShape, int64_t headDim,
-                                const VarlenOptions &options,
-                                bool paged = false);
+                                const VarlenOptions &options);
+  static FlashOperandText operandText(const Node &node);
 
   std::vector<Node> nodes_;
   std::vector<int> inputs_, outputs_;

@@ -259,15 +259,14 @@ Result<Graph::Attention> Graph::varlen(Tensor qRef, Tensor kRef, Tensor vRef,
                 " must share tokens and heads, their heads divide q's and "
                 "k's head dim be q's " +
                 shapeText(q.shape));
-  auto type = [&](const Node &n) {
-    return tensorType(n.shape, elementTypeName(n.type));
-  };
-  return appendFlash(
-      "varlen", q, k, v, {},
-      " cu_seqlens_q(%" + cuQ.name + " : " + type(cuQ) + ") cu_seqlens_k(%" +
-          cuK.name + " : " + type(cuK) + ")",
-      {}, {q.shape[0], q.shape[1], v.shape[2]}, {q.shape[1], q.shape[0]},
-      q.shape[2], options);
+  FlashOpText op;
+  op.q = operandText(q);
+  op.k = operandText(k);
+  op.v = operandText(v);
+  op.cuSeqlensQ = operandText(cuQ);
+  op.cuSeqlensK = operandText(cuK);
+  return appendFlash("varlen", op, {q.shape[0], q.shape[1], v.shape[2]},
+                     {q.shape[1], q.shape[0]}, q.shape[2], options);
 }
 
 Result<Graph::Attention> Graph::paged(Tensor qRef, Tensor kRef, Tensor vRef,
@@ -313,24 +312,25 @@ Result<Graph::Attention> Graph::paged(Tensor qRef, Tensor kRef, Tensor vRef,
                 " must share pages, heads and page size, their heads divide "
                 "q's and k's head dim be q's " +
                 shapeText(q.shape));
-  auto type = [&](const Node &n) {
-    return tensorType(n.shape, elementTypeName(n.type));
-  };
-  return appendFlash(
-      "paged", q, k, v, " lengths(%" + lengths.name + " : " + type(lengths) + ")",
-      {}, " block_table(%" + table.name + " : " + type(table) + ")",
-      {q.shape[0], q.shape[1], q.shape[2], v.shape[3]},
-      {q.shape[0], q.shape[1], q.shape[2]}, q.shape[3], options,
-      /*paged=*/true);
+  FlashOpText op;
+  op.q = operandText(q);
+  op.k = operandText(k);
+  op.v = operandText(v);
+  op.lengths = operandText(lengths);
+  op.blockTable = operandText(table);
+  return appendFlash("paged", op,
+                     {q.shape[0], q.shape[1], q.shape[2], v.shape[3]},
+                     {q.shape[0], q.shape[1], q.shape[2]}, q.shape[3], options);
+}
+
+FlashOperandText Graph::operandText(const Node &node) {
+  return {node.name, node.type, node.shape};
 }
 
 Result<Graph::Attention>
-Graph::appendFlash(const char *form, const Node &q, const Node &k,
-                   const Node &v, const std::string &beforeCaptures,
-                   const std::string &afterCaptures,
-                   const std::string &afterSinks,
+Graph::appendFlash(const char *form, FlashOpText op,
                    std::vector<int64_t> outShape, std::vector<int64_t> lseShape,
-                   int64_t headDim, const VarlenOptions &options, bool paged) {
+                   int64_t headDim, const VarlenOptions &options) {
   auto valid = [&](Tensor t) { return inGraph(t, nodes_.size()); };
   auto fail = [&](const std::string &message) {
     return Status(StatusCode::InvalidArgument,
@@ -338,76 +338,46 @@ Graph::appendFlash(const char *form, const Node &q, const Node &k,
   };
   if (!options.scoreModCaptures.empty() && options.scoreMod.empty())
     return fail("score_mod captures need a score_mod");
-  std::vector<std::string> items;
-  if (options.causal)
-    items.push_back("causal");
+  const bool paged = op.blockTable.has_value();
+  op.causal = options.causal;
   if (options.windowLeft >= 0 || options.windowRight >= 0)
-    items.push_back("window = [" + std::to_string(options.windowLeft) + ", " +
-                    std::to_string(options.windowRight) + "]");
+    op.window = {options.windowLeft, options.windowRight};
   // A paged cache aligns to each sequence's length.
-  if ((options.bottomRight || paged) && !items.empty())
-    items.push_back("bottom_right");
-  if (paged)
-    items.push_back("key_padding");
-  auto type = [&](const Node &n) {
-    return tensorType(n.shape, elementTypeName(n.type));
-  };
-  std::string captures, captureTypes, captureArgs;
+  op.bottomRight = (options.bottomRight || paged) && (op.causal || op.window);
   for (auto [i, capture] : llvm::enumerate(options.scoreModCaptures)) {
     if (!valid(capture))
       return fail("score_mod capture " + std::to_string(i) +
                   " is not a tensor of this graph");
-    const Node &n = nodes_[capture.id];
-    captures += (i ? ", %" : "%") + n.name;
-    captureTypes += (i ? ", " : "") + type(n);
-    captureArgs += ", %capture" + std::to_string(i) + ": " + type(n);
+    op.captures.push_back(operandText(nodes_[capture.id]));
   }
-  float scale = options.scale.value_or(1.0f / std::sqrt(float(headDim)));
-  char scaleText[32];
-  std::snprintf(scaleText, sizeof(scaleText), "%.9g", scale);
-  std::string o = "t" + std::to_string(counter_++);
-  std::string l = options.returnLse ? "t" + std::to_string(counter_++) : "";
-  std::string results = tensorType(outShape, elementTypeName(q.type));
-  if (options.returnLse)
-    results += ", " + tensorType(lseShape, "f32");
-  std::ostringstream os;
-  os << "  %" << o << (l.empty() ? "" : ", %" + l) << " = attn.flash %"
-     << q.name << ", %" << k.name << ", %" << v.name << beforeCaptures;
-  if (!captures.empty())
-    os << " captures(" << captures << " : " << captureTypes << ")";
-  os << afterCaptures;
   if (options.sinks) {
     if (!valid(*options.sinks))
       return fail("'sinks' is not a tensor of this graph");
     const Node &n = nodes_[options.sinks->id];
-    const int64_t heads = q.shape[1];
+    const int64_t heads = op.q.shape[1];
     if (n.type != DataType::F32 || n.shape != std::vector<int64_t>{heads})
       return fail("'" + n.name + "' must be f32 [" + std::to_string(heads) +
                   "] (one sink logit per query head), got " +
                   elementTypeName(n.type) + " " + shapeText(n.shape));
-    os << " sinks(%" << n.name << " : " << type(n) << ")";
+    op.sinks = operandText(n);
   }
-  os << afterSinks << " {scale = " << scaleText << " : f32";
-  if (!items.empty()) {
-    os << ", mask = #attn.mask<";
-    for (size_t i = 0; i < items.size(); ++i)
-      os << (i ? ", " : "") << items[i];
-    os << ">";
-  }
-  os << "}";
-  if (!options.scoreMod.empty())
-    os << " score_mod {\n"
-       << "  ^bb0(%score: f32, %b: index, %h: index, %q_idx: index, %kv_idx: "
-          "index"
-       << captureArgs << "):\n    " << options.scoreMod << "\n  }";
-  os << " : " << type(q) << ", " << type(k) << ", " << type(v) << " -> "
-     << results << "\n";
-  body_ += os.str();
+  // The f32 widened exactly: its text reads back as this f32.
+  op.scale = options.scale.value_or(1.0f / std::sqrt(float(headDim)));
+  op.scoreMod = options.scoreMod;
+  op.returnLse = options.returnLse;
+  op.outputName = "t" + std::to_string(counter_);
+  if (options.returnLse)
+    op.lseName = "t" + std::to_string(counter_ + 1);
+  Result<std::string> text = writeFlashOp(op);
+  if (!text)
+    return fail(text.status().message());
+  counter_ += options.returnLse ? 2 : 1;
+  body_ += "  " + *text + "\n";
   Attention result;
-  nodes_.push_back({o, q.type, outShape});
+  nodes_.push_back({op.outputName, op.q.element, outShape});
   result.output = Tensor{static_cast<int>(nodes_.size()) - 1};
   if (options.returnLse) {
-    nodes_.push_back({l, DataType::F32, lseShape});
+    nodes_.push_back({op.lseName, DataType::F32, lseShape});
     result.lse = Tensor{static_cast<int>(nodes_.size()) - 1};
   }
   return result;

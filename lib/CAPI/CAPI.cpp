@@ -6,8 +6,11 @@
 #include "attn/Version.h"
 #include "attn/attn.h"
 
+#include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
+#include <tuple>
 
 static_assert(ATTN_MAX_SCORE_MOD_CAPTURES == attn::kMaxScoreModCaptures,
               "the C API and the runtime disagree on score_mod captures");
@@ -73,6 +76,103 @@ attn::FlashArgs toFlashArgs(const attn_flash_args *args,
     a.workspaceBytes = config->workspace_bytes;
   }
   return a;
+}
+
+/// The element type the dialect spells `name`.
+std::optional<attn::ElementType> elementTypeNamed(const char *name) {
+  using attn::ElementType;
+  for (ElementType type : {ElementType::F16, ElementType::BF16,
+                           ElementType::F32, ElementType::I32,
+                           ElementType::I64, ElementType::Bool})
+    if (std::strcmp(name, attn::elementTypeName(type)) == 0)
+      return type;
+  return std::nullopt;
+}
+
+/// A rank no attention operand comes near: beyond it `shape` is more likely
+/// garbage than extents.
+constexpr int32_t kMaxTextRank = 8;
+
+/// `t` as writeFlashOp's operand, or the status that says why it is none.
+attn::Status toOperandText(const std::string &role, const attn_text_tensor &t,
+                           attn::FlashOperandText &out) {
+  auto fail = [&](const std::string &message) {
+    return attn::Status(attn::StatusCode::InvalidArgument,
+                        "attn_write_flash_op: " + role + " " + message);
+  };
+  if (!t.element)
+    return fail("has no element type (NULL)");
+  std::optional<attn::ElementType> element = elementTypeNamed(t.element);
+  if (!element)
+    return fail(std::string("has element type \"") + t.element +
+                "\"; expected f16, bf16, f32, i32, i64 or i1");
+  if (t.rank < 0 || t.rank > kMaxTextRank)
+    return fail("has rank " + std::to_string(t.rank) + "; expected 0 to " +
+                std::to_string(kMaxTextRank));
+  if (t.rank > 0 && !t.shape)
+    return fail("has rank " + std::to_string(t.rank) + " but no shape (NULL)");
+  out.name = t.name ? t.name : "";
+  out.element = *element;
+  out.shape.assign(t.shape, t.shape + t.rank);
+  return attn::Status::ok();
+}
+
+/// toOperandText of an optional operand: none where `t` has no element.
+attn::Status toOptionalText(const std::string &role, const attn_text_tensor &t,
+                            std::optional<attn::FlashOperandText> &out) {
+  if (!t.element)
+    return attn::Status::ok();
+  out.emplace();
+  return toOperandText(role, t, *out);
+}
+
+/// writeFlashOp's description of `op`.
+attn::Status toFlashOpText(const attn_flash_op_text &op,
+                           attn::FlashOpText &d) {
+  auto fail = [](const std::string &message) {
+    return attn::Status(attn::StatusCode::InvalidArgument,
+                        "attn_write_flash_op: " + message);
+  };
+  d.function = op.function ? op.function : "";
+  for (auto [role, t, out] :
+       {std::tuple{"q", &op.q, &d.q}, std::tuple{"k", &op.k, &d.k},
+        std::tuple{"v", &op.v, &d.v}})
+    if (attn::Status s = toOperandText(role, *t, *out); !s)
+      return s;
+  for (auto [role, t, out] :
+       {std::tuple{"lengths", &op.lengths, &d.lengths},
+        std::tuple{"keep", &op.keep, &d.keep},
+        std::tuple{"bias", &op.bias, &d.bias},
+        std::tuple{"cu_seqlens_q", &op.cu_seqlens_q, &d.cuSeqlensQ},
+        std::tuple{"cu_seqlens_k", &op.cu_seqlens_k, &d.cuSeqlensK},
+        std::tuple{"sinks", &op.sinks, &d.sinks},
+        std::tuple{"block_table", &op.block_table, &d.blockTable}})
+    if (attn::Status s = toOptionalText(role, *t, *out); !s)
+      return s;
+  if (op.num_captures < 0 || (op.num_captures > 0 && !op.captures))
+    return fail("num_captures is " + std::to_string(op.num_captures) +
+                (op.num_captures < 0 ? "; expected >= 0"
+                                     : " but captures is NULL"));
+  d.captures.resize(op.num_captures);
+  for (int32_t i = 0; i < op.num_captures; ++i) {
+    if (attn::Status s = toOperandText("capture " + std::to_string(i),
+                                       op.captures[i], d.captures[i]);
+        !s)
+      return s;
+  }
+  d.scale = op.scale;
+  d.causal = op.causal != 0;
+  if (op.has_window)
+    d.window = {op.window_left, op.window_right};
+  d.bottomRight = op.bottom_right != 0;
+  d.transposeK = op.transpose_k != 0;
+  d.scoreMod = op.score_mod ? op.score_mod : "";
+  d.returnLse = op.return_lse != 0;
+  if (op.output_name)
+    d.outputName = op.output_name;
+  if (op.lse_name)
+    d.lseName = op.lse_name;
+  return attn::Status::ok();
 }
 
 } // namespace
@@ -372,6 +472,35 @@ int attn_launch_cache_append(attn_kernel *kernel,
   attn::Status s =
       append->launch(a, config ? config->stream : nullptr, deviceOf(config));
   return s ? ATTN_OK : report(s);
+}
+
+int attn_write_flash_op(const attn_flash_op_text *op, attn_text_value *text) {
+  if (!text)
+    return invalid("attn_write_flash_op: 'text' is NULL");
+  *text = attn_text_value{nullptr, 0};
+  if (!op)
+    return invalid("attn_write_flash_op: 'op' is NULL");
+  attn::FlashOpText description;
+  if (attn::Status s = toFlashOpText(*op, description); !s)
+    return report(s);
+  attn::Result<std::string> written = attn::writeFlashOp(description);
+  if (!written)
+    return report(attn::Status(written.status().code(),
+                               "attn_write_flash_op: " +
+                                   written.status().message()));
+  char *data = static_cast<char *>(std::malloc(written->size() + 1));
+  if (!data)
+    return invalid("attn_write_flash_op: out of memory");
+  std::memcpy(data, written->c_str(), written->size() + 1);
+  *text = attn_text_value{data, written->size()};
+  return ATTN_OK;
+}
+
+void attn_text_value_free(attn_text_value *text) {
+  if (!text)
+    return;
+  std::free(text->data);
+  *text = attn_text_value{nullptr, 0};
 }
 
 } // extern "C"

@@ -38,10 +38,10 @@ except ImportError:  # versions and compile errors work without torch
     torch = None
 
 __all__ = ["sdpa", "precompile", "AttnError", "softcap", "alibi", "head_bias", "kernel_info", "library",
-           "varlen", "with_kvcache"]
+           "varlen", "with_kvcache", "write_flash_op"]
 
 # The ATTN_C_ABI_VERSION (include/attn-c/attn.h) this package speaks.
-_ABI_VERSION = 5
+_ABI_VERSION = 6
 
 _logger = logging.getLogger("attn")
 
@@ -126,6 +126,31 @@ class _KernelInfo(ctypes.Structure):
         ("head_dim_qk", ctypes.c_int32), ("head_dim_v", ctypes.c_int32),
         ("writes_lse", ctypes.c_int32),
     ]
+
+
+# attn_write_flash_op's (ABI 6): the description of an attn.flash and the
+# text the library returns.
+class _TextTensor(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("element", ctypes.c_char_p),
+                ("shape", ctypes.POINTER(ctypes.c_int64)), ("rank", ctypes.c_int32)]
+
+
+class _FlashOpText(ctypes.Structure):
+    _fields_ = [
+        ("function", ctypes.c_char_p), ("q", _TextTensor), ("k", _TextTensor), ("v", _TextTensor),
+        ("lengths", _TextTensor), ("keep", _TextTensor), ("bias", _TextTensor),
+        ("captures", ctypes.POINTER(_TextTensor)), ("num_captures", ctypes.c_int32),
+        ("cu_seqlens_q", _TextTensor), ("cu_seqlens_k", _TextTensor), ("sinks", _TextTensor),
+        ("block_table", _TextTensor),
+        ("scale", ctypes.c_double), ("causal", ctypes.c_int32), ("has_window", ctypes.c_int32),
+        ("window_left", ctypes.c_int64), ("window_right", ctypes.c_int64),
+        ("bottom_right", ctypes.c_int32), ("transpose_k", ctypes.c_int32), ("score_mod", ctypes.c_char_p),
+        ("return_lse", ctypes.c_int32), ("output_name", ctypes.c_char_p), ("lse_name", ctypes.c_char_p),
+    ]
+
+
+class _TextValue(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("size", ctypes.c_uint64)]
 
 
 _CODES = {ctypes.c_int32: "i", ctypes.c_int64: "q", ctypes.c_uint64: "Q", ctypes.c_void_p: "Q",
@@ -270,6 +295,9 @@ def library():
         lib.attn_compile_cache_append.argtypes = ([ctypes.c_void_p, ctypes.c_char_p] + [ctypes.c_int32] * 5 +
                                                   [ctypes.POINTER(ctypes.c_void_p)])
         lib.attn_launch_cache_append.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p]
+        lib.attn_write_flash_op.argtypes = [ctypes.POINTER(_FlashOpText), ctypes.POINTER(_TextValue)]
+        lib.attn_text_value_free.argtypes = [ctypes.POINTER(_TextValue)]
+        lib.attn_text_value_free.restype = None
         lib.attn_set_log_handler(_log_handler, None)
         _lib = lib
         return lib
@@ -342,9 +370,6 @@ def alibi(num_heads):
 # ----------------------------------------------------------------------------
 # The kernel a call needs: its MLIR, compiled once per specialization.
 
-_SCORE_MOD_HEADER = "  ^bb0(%score: f32, %b: index, %h: index, %q_idx: index, %kv_idx: index{captures}):"
-
-
 def head_bias(num_heads):
     """A score_mod body that adds a learned bias per query head: pass the
     (num_heads,) float32 tensor as score_mod_captures=[bias]."""
@@ -353,89 +378,88 @@ def head_bias(num_heads):
             "attn.yield %y : f32")
 
 
-def _tensor_type(shape, element):
-    """An MLIR tensor type; None in `shape` is a dynamic extent."""
-    return "tensor<" + "x".join("?" if s is None else str(s) for s in shape) + "x" + element + ">"
+def _text_tensor(spec, keep):
+    """A (shape, element) or (shape, element, name) spec as an attn_text_tensor
+    (an empty one for None); the extents it points to are appended to keep."""
+    if spec is None:
+        return _TextTensor()
+    if not 2 <= len(spec) <= 3:
+        raise AttnError(f"attn.write_flash_op: a tensor is (shape, element) or (shape, element, name); got {spec!r}")
+    shape, element = spec[0], spec[1]
+    name = spec[2] if len(spec) == 3 else None
+    extents = (ctypes.c_int64 * max(len(shape), 1))(*[-1 if d is None else int(d) for d in shape])
+    keep.append(extents)
+    return _TextTensor(name.encode() if name else None, element.encode(), extents, len(shape))
 
 
-def _capture_operands(captures):
-    """The score_mod captures ((shape, element) each) as an attn.flash
-    function takes them: their types, the function's arguments %captured0..
-    and the captures(...) operand ("" without captures). The region's block
-    arguments are %capture0.. (_score_mod_region)."""
-    types = [_tensor_type(shape, el) for shape, el in captures]
-    args = [f"%captured{i}: {ct}" for i, ct in enumerate(types)]
-    operand = ""
-    if types:
-        operand = (" captures(" + ", ".join(f"%captured{i}" for i in range(len(types))) + " : " +
-                   ", ".join(types) + ")")
-    return types, args, operand
+def write_flash_op(q, k, v, scale, *, function=None, lengths=None, keep=None, bias=None, captures=(),
+                   cu_seqlens_q=None, cu_seqlens_k=None, sinks=None, block_table=None, causal=False,
+                   window=None, bottom_right=False, transpose_k=False, score_mod=None, return_lse=False,
+                   output="o", lse="lse"):
+    """The MLIR text of one attn.flash, written by the library
+    (attn_write_flash_op: the one writer of attn.flash text, which attn's
+    C++ graphs use too). No torch or GPU needed.
 
-
-def _sinks_operand(hq):
-    """The function argument and the attn.flash operand of hq sinks."""
-    return f"%sinks: tensor<{hq}xf32>", f" sinks(%sinks : tensor<{hq}xf32>)"
-
-
-def _score_mod_region(score_mod, capture_types):
-    """The score_mod region of an attn.flash with the body `score_mod` ("" without one)."""
-    if not score_mod:
-        return ""
-    extra = "".join(f", %capture{i}: {ct}" for i, ct in enumerate(capture_types))
-    return (" score_mod {\n" + _SCORE_MOD_HEADER.format(captures=extra) + "\n    "
-            + score_mod.replace("\n", "\n    ") + "\n  }")
-
-
-def _flash_function(name, args, operands, attrs, region, types, out, lse=None):
-    """func.func @name(args) returning the attn.flash of %q, %k, %v (of
-    `types`) with `operands`, `attrs` and `region`: its output, of type
-    `out`, and its logsumexp, of type `lse`, if given."""
-    results = out + (f", {lse}" if lse else "")
-    names = "%o, %lse" if lse else "%o"
-    return (f"func.func @{name}({', '.join(args)}) -> ({results}) {{\n"
-            f"  {names} = attn.flash %q, %k, %v{operands} {{{', '.join(attrs)}}}{region}"
-            f" : {', '.join(types)} -> {results}\n"
-            f"  return {names} : {results}\n}}\n")
+    Each tensor is (shape, element) or (shape, element, name): extents with
+    None for a dynamic one; element "f16", "bf16", "f32", "i32", "i64" or
+    "i1"; name without '%' (defaults q, k, v, len, keep, bias, captured0..,
+    cq, ck, sinks, table). lengths, keep and bias add their mask items
+    (key_padding, keep, bias); window is (left, right), -1 unbounded; the
+    score_mod is a region body over %score, %b, %h, %q_idx, %kv_idx and
+    %capture0... function: a func.func of that name taking the operands
+    and returning the results; None: the op statement alone. An AttnError
+    names a field the text could not be written with."""
+    keep_alive = []
+    description = _FlashOpText()
+    description.function = function.encode() if function else None
+    for field, spec in (("q", q), ("k", k), ("v", v), ("lengths", lengths), ("keep", keep), ("bias", bias),
+                        ("cu_seqlens_q", cu_seqlens_q), ("cu_seqlens_k", cu_seqlens_k), ("sinks", sinks),
+                        ("block_table", block_table)):
+        setattr(description, field, _text_tensor(spec, keep_alive))
+    captures = list(captures)
+    if captures:
+        description.captures = (_TextTensor * len(captures))(*(_text_tensor(c, keep_alive) for c in captures))
+        description.num_captures = len(captures)
+    description.scale = scale
+    description.causal = bool(causal)
+    if window is not None:
+        description.has_window = 1
+        description.window_left, description.window_right = (int(w) for w in window)
+    description.bottom_right = bool(bottom_right)
+    description.transpose_k = bool(transpose_k)
+    description.score_mod = score_mod.encode() if score_mod else None
+    description.return_lse = bool(return_lse)
+    description.output_name = output.encode()
+    description.lse_name = lse.encode()
+    lib = library()
+    text = _TextValue()
+    _check(lib.attn_write_flash_op(ctypes.byref(description), ctypes.byref(text)))
+    try:
+        return ctypes.string_at(text.data, text.size).decode()
+    finally:
+        lib.attn_text_value_free(ctypes.byref(text))
 
 
 def _mlir(dtype, hq, hkv, dqk, dv, scale, causal, bottom_right, window, has_lengths,
           keep, bias, score_mod, return_lse, sq=None, captures=(), sinks=False):
     """The attention as an attn.flash on dynamic batch and sequence sizes; sq,
     when given, fixes the query length."""
-    t = _tensor_type
-    types = (t([None, hq, sq, dqk], dtype), t([None, hkv, None, dqk], dtype), t([None, hkv, None, dv], dtype))
-    args = [f"%q: {types[0]}", f"%k: {types[1]}", f"%v: {types[2]}"]
-    operands, items = "", []
-    if causal:
-        items.append("causal")
-    if window is not None:
-        items.append(f"window = [{window[0]}, {window[1]}]")
-    if bottom_right and (causal or window is not None):
-        items.append("bottom_right")
-    if has_lengths:
-        args.append(f"%len: {t([None], 'i32')}")
-        operands += f" lengths(%len : {t([None], 'i32')})"
-        items.append("key_padding")
-    for name, spec in (("keep", keep), ("bias", bias)):
+    def mask(spec):
         if spec is None:
-            continue
-        pattern, el = spec
-        shape = [1 if one else (sq if d == 2 else None) for d, one in enumerate(pattern)]
-        args.append(f"%{name}: {t(shape, el)}")
-        operands += f" {name}(%{name} : {t(shape, el)})"
-        items.append(name)
-    capture_types, capture_args, capture_operand = _capture_operands(captures)
-    args += capture_args
-    operands += capture_operand
-    if sinks:
-        arg, operand = _sinks_operand(hq)
-        args.append(arg)
-        operands += operand
-    attrs = [f"scale = {scale!r} : f32"]
-    if items:
-        attrs.append(f"mask = #attn.mask<{', '.join(items)}>")
-    return _flash_function("sdpa", args, operands, attrs, _score_mod_region(score_mod, capture_types), types,
-                           t([None, hq, sq, dv], dtype), t([None, hq, sq], "f32") if return_lse else None)
+            return None
+        pattern, element = spec
+        return [1 if one else (sq if d == 2 else None) for d, one in enumerate(pattern)], element
+    return write_flash_op(
+        ([None, hq, sq, dqk], dtype), ([None, hkv, None, dqk], dtype), ([None, hkv, None, dv], dtype), scale,
+        function="sdpa", lengths=([None], "i32") if has_lengths else None, keep=mask(keep), bias=mask(bias),
+        captures=captures, sinks=([hq], "f32") if sinks else None, causal=causal, window=window,
+        bottom_right=bottom_right and (causal or window is not None), score_mod=score_mod,
+        return_lse=return_lse)
+
+
+# How attn_write_flash_op begins the line of a score_mod region's arguments
+# in a function: _compile_error finds the body after it.
+_SCORE_MOD_HEADER = "  ^bb0(%score: f32, %b: index, %h: index, %q_idx: index, %kv_idx: index"
 
 
 # "<source>:LINE:COLUMN: error: ..." of attn_compile's messages.
@@ -450,8 +474,7 @@ def _compile_error(message, text, score_mod, call, backward=False):
     diagnostics = _DIAGNOSTIC.findall(message)
     if score_mod:
         lines = text.split("\n")
-        header = _SCORE_MOD_HEADER.split("{captures}")[0]
-        first = next(i for i, line in enumerate(lines) if line.startswith(header)) + 2  # 1-based
+        first = next(i for i, line in enumerate(lines) if line.startswith(_SCORE_MOD_HEADER)) + 2  # 1-based
         body = score_mod.split("\n")
         for line, column, severity, what in diagnostics:
             index = int(line) - first

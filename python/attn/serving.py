@@ -14,6 +14,7 @@ caching allocator, so a call with fixed shapes can be captured in a CUDA
 graph once it has run (compiled and loaded) outside the capture.
 """
 
+import collections
 import ctypes
 import math
 import operator
@@ -26,9 +27,20 @@ def _error(message):
     return _attn.AttnError("attn.varlen: " + message)
 
 
-def _window_items(causal, window):
-    """Mask items of flash_attn's causal and window_size=(left, right) (-1:
-    unbounded), both aligned to the bottom-right of each sequence."""
+class _WindowMask(collections.namedtuple("_WindowMask", "causal window")):
+    """flash_attn's causal and window_size: causal, and window (left, right)
+    or None for none; both aligned to the bottom-right of each sequence."""
+    __slots__ = ()
+
+    @property
+    def bottom_right(self):
+        """Whether there is a mask to align (bottom_right is written)."""
+        return self.causal or self.window is not None
+
+
+def _window_mask(causal, window):
+    """The _WindowMask of flash_attn's causal and window_size=(left, right)
+    (-1: unbounded)."""
     if window is None:
         window = (-1, -1)
     try:
@@ -37,14 +49,7 @@ def _window_items(causal, window):
         raise _error(f"window must be (left, right) with -1 for unbounded; got {window!r}") from None
     if left < -1 or right < -1:
         raise _error(f"window bounds are -1 (unbounded) or at least 0; got {window!r}")
-    items = []
-    if causal:
-        items.append("causal")
-    if (left, right) != (-1, -1):
-        items.append(f"window = [{left}, {right}]")
-    if items:
-        items.append("bottom_right")
-    return tuple(items)
+    return _WindowMask(bool(causal), None if (left, right) == (-1, -1) else (left, right))
 
 
 def _score_mod_of(softcap, score_mod):
@@ -57,26 +62,15 @@ def _score_mod_of(softcap, score_mod):
     return score_mod or None
 
 
-_type = _attn._tensor_type
-
-
-def _varlen_mlir(dtype, hq, hkv, dqk, dv, scale, items, score_mod, return_lse, captures, sinks=False):
-    """The attention as one attn.flash over a ragged batch of any size."""
-    tq, tk, tv = _type([None, hq, dqk], dtype), _type([None, hkv, dqk], dtype), _type([None, hkv, dv], dtype)
-    offsets = _type([None], "i32")
-    capture_types, capture_args, operands = _attn._capture_operands(captures)
-    args = [f"%q: {tq}", f"%k: {tk}", f"%v: {tv}", f"%cq: {offsets}", f"%ck: {offsets}"] + capture_args
-    operands += f" cu_seqlens_q(%cq : {offsets}) cu_seqlens_k(%ck : {offsets})"
-    if sinks:
-        arg, operand = _attn._sinks_operand(hq)
-        args.append(arg)
-        operands += operand
-    attrs = [f"scale = {scale!r} : f32"]
-    if items:
-        attrs.append(f"mask = #attn.mask<{', '.join(items)}>")
-    return _attn._flash_function("varlen", args, operands, attrs, _attn._score_mod_region(score_mod, capture_types),
-                                 (tq, tk, tv), _type([None, hq, dv], dtype),
-                                 _type([hq, None], "f32") if return_lse else None)
+def _varlen_mlir(dtype, hq, hkv, dqk, dv, scale, mask, score_mod, return_lse, captures, sinks=False):
+    """The attention as one attn.flash over a ragged batch of any size (mask:
+    a _WindowMask)."""
+    offsets = ([None], "i32")
+    return _attn.write_flash_op(
+        ([None, hq, dqk], dtype), ([None, hkv, dqk], dtype), ([None, hkv, dv], dtype), scale, function="varlen",
+        captures=captures, cu_seqlens_q=offsets, cu_seqlens_k=offsets, sinks=([hq], "f32") if sinks else None,
+        causal=mask.causal, window=mask.window, bottom_right=mask.bottom_right, score_mod=score_mod,
+        return_lse=return_lse)
 
 
 def _compiled(spec, make_text, score_mod, variant, tiles, describe, device, call="attn.varlen"):
@@ -205,7 +199,7 @@ def varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, drop
 
 
 class _VarlenCall:
-    """What varlen's checks found: sizes, scale, mask items, score_mod text,
+    """What varlen's checks found: sizes, scale, window mask, score_mod text,
     captures and sinks (float32) of a call."""
 
     def __init__(self, **fields):
@@ -256,7 +250,7 @@ def _check_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, dropout_p, scale, causal,
         raise _error(f"k's heads {hkv} must divide q's {hq}")
     if min(tq, tk, hq, dqk, dv) == 0:
         raise _error(f"q {tuple(q.shape)}, k {tuple(k.shape)} and v {tuple(v.shape)} must not be empty")
-    items = _window_items(causal, window)
+    mask = _window_mask(causal, window)
     score_mod = _score_mod_of(softcap, score_mod)
     captures = _attn._check_captures(score_mod, score_mod_captures, device)
     sinks = _attn._check_sinks(sinks, hq, device, "attn.varlen", differentiable)
@@ -265,7 +259,7 @@ def _check_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, dropout_p, scale, causal,
     names = _attn._DTYPE_NAMES
     capture_types = tuple((tuple(c.shape), names[c.dtype]) for c in captures)
     return _VarlenCall(device=device, dtype=names[q.dtype], tq=tq, tk=tk, hq=hq, hkv=hkv, dqk=dqk, dv=dv,
-                       scale=float(scale), items=items, score_mod=score_mod, captures=captures,
+                       scale=float(scale), mask=mask, score_mod=score_mod, captures=captures,
                        capture_types=capture_types, sinks=sinks)
 
 
@@ -284,7 +278,7 @@ def _head_dim_contiguous(t):
 
 
 def _varlen_text(c, return_lse):
-    return lambda: _varlen_mlir(c.dtype, c.hq, c.hkv, c.dqk, c.dv, c.scale, c.items, c.score_mod, return_lse,
+    return lambda: _varlen_mlir(c.dtype, c.hq, c.hkv, c.dqk, c.dv, c.scale, c.mask, c.score_mod, return_lse,
                                 c.capture_types, c.sinks is not None)
 
 
@@ -294,7 +288,7 @@ def _varlen_forward(c, q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_se
     None, kernel)."""
     torch = _attn.torch
     device = c.device
-    spec = ("varlen", c.dtype, c.hq, c.hkv, c.dqk, c.dv, c.scale, c.items, c.score_mod, bool(return_lse),
+    spec = ("varlen", c.dtype, c.hq, c.hkv, c.dqk, c.dv, c.scale, c.mask, c.score_mod, bool(return_lse),
             variant, tiles, c.capture_types, c.sinks is not None)
     kernel = _compiled(spec, _varlen_text(c, return_lse), c.score_mod, variant, tiles,
                        lambda: _describe_packed(q, k, v), device)
@@ -319,7 +313,7 @@ def _varlen_forward(c, q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_se
 def _varlen_backward_kernel(c, device, describe):
     """The backward of call `c`'s attention (with dsinks if it has sinks),
     compiled on first use; the training step's forward is not kept."""
-    key = ("varlen", c.dtype, c.hq, c.hkv, c.dqk, c.dv, c.scale, c.items, c.score_mod, c.capture_types,
+    key = ("varlen", c.dtype, c.hq, c.hkv, c.dqk, c.dv, c.scale, c.mask, c.score_mod, c.capture_types,
            c.sinks is not None)
 
     def compile():
@@ -480,28 +474,16 @@ if _attn.torch is not None:
     _register_varlen_ops()
 
 
-def _kvcache_mlir(dtype, hq, hkv, dqk, dv, sq, scale, items, score_mod, return_lse, captures, sinks, paged):
+def _kvcache_mlir(dtype, hq, hkv, dqk, dv, sq, scale, mask, score_mod, return_lse, captures, sinks, paged):
     """The attention of sq new queries (None: any) over a cache, as one
     attn.flash: dense [B, Hkv, S, D] or paged [pages, Hkv, page_size, D]
-    caches (BHSD views), each sequence's length in %len."""
-    tq, tk, tv = (_type([None, hq, sq, dqk], dtype), _type([None, hkv, None, dqk], dtype),
-                  _type([None, hkv, None, dv], dtype))
-    lengths = _type([None], "i32")
-    capture_types, capture_args, capture_operand = _attn._capture_operands(captures)
-    args = [f"%q: {tq}", f"%k: {tk}", f"%v: {tv}", f"%len: {lengths}"] + capture_args
-    operands = f" lengths(%len : {lengths})" + capture_operand
-    if sinks:
-        arg, operand = _attn._sinks_operand(hq)
-        args.append(arg)
-        operands += operand
-    if paged:
-        table = _type([None, None], "i32")
-        args.append(f"%table: {table}")
-        operands += f" block_table(%table : {table})"
-    attrs = [f"scale = {scale!r} : f32", f"mask = #attn.mask<{', '.join(items + ('key_padding',))}>"]
-    return _attn._flash_function("kvcache", args, operands, attrs, _attn._score_mod_region(score_mod, capture_types),
-                                 (tq, tk, tv), _type([None, hq, sq, dv], dtype),
-                                 _type([None, hq, sq], "f32") if return_lse else None)
+    caches (BHSD views), each sequence's length in %len (mask: a
+    _WindowMask)."""
+    return _attn.write_flash_op(
+        ([None, hq, sq, dqk], dtype), ([None, hkv, None, dqk], dtype), ([None, hkv, None, dv], dtype), scale,
+        function="kvcache", lengths=([None], "i32"), captures=captures, sinks=([hq], "f32") if sinks else None,
+        block_table=([None, None], "i32") if paged else None, causal=mask.causal, window=mask.window,
+        bottom_right=mask.bottom_right, score_mod=score_mod, return_lse=return_lse)
 
 
 def _append_kernel(dtype, dqk, dv, rotary_dim, interleaved, paged, device):
@@ -692,7 +674,7 @@ def with_kvcache(q, k_cache, v_cache, cache_seqlens, block_table=None, scale=Non
         raise _kv_error("has no backward yet and q or a cache requires grad with autograd on: run under "
                         "torch.no_grad() or torch.inference_mode()")
     try:
-        items = _window_items(causal, window)
+        mask = _window_mask(causal, window)
         score_mod = _score_mod_of(softcap, score_mod)
     except _attn.AttnError as e:
         raise _kv_error(str(e).split(": ", 1)[1]) from None
@@ -704,21 +686,21 @@ def with_kvcache(q, k_cache, v_cache, cache_seqlens, block_table=None, scale=Non
     names = _attn._DTYPE_NAMES
     capture_types = tuple((tuple(c.shape), names[c.dtype]) for c in captures)
     static_sq = sq if sq <= _attn._decode_queries() else None
-    spec = ("kvcache", names[q.dtype], hq, hkv, dqk, dv, float(scale), items, score_mod, bool(return_lse),
+    spec = ("kvcache", names[q.dtype], hq, hkv, dqk, dv, float(scale), mask, score_mod, bool(return_lse),
             paged, static_sq, variant or "", tiles, capture_types, sinks is not None)
 
     def describe():
         return ", ".join(f"{n} {tuple(t.shape)} {str(t.dtype).replace('torch.', '')} on {t.device}"
                          for n, t in (("q", q), ("k_cache", k_cache), ("v_cache", v_cache)))
 
-    kernel = _compiled(spec, lambda: _kvcache_mlir(names[q.dtype], hq, hkv, dqk, dv, static_sq, float(scale), items,
+    kernel = _compiled(spec, lambda: _kvcache_mlir(names[q.dtype], hq, hkv, dqk, dv, static_sq, float(scale), mask,
                                                    score_mod, return_lse, capture_types, sinks is not None, paged),
                        score_mod, variant or "", tiles, describe, device, "attn.with_kvcache")
     # The attention compiled: now the append, which writes the caches.
     if k is not None:
         q = q if q.stride(3) == 1 else q.contiguous()
         q, cache_seqlens = _append(q, k_cache, v_cache, k, v, cache_seqlens, host_seqlens, block_table, rotary_cos,
-                                   rotary_sin, rotary_interleaved, bool(items))
+                                   rotary_sin, rotary_interleaved, mask.bottom_right)
 
     q = q if q.stride(3) == 1 else q.contiguous()
     k_cache = k_cache if k_cache.stride(3) == 1 else k_cache.contiguous()

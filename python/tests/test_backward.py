@@ -7,7 +7,7 @@ CUDA-graph capture of one, the errors of what the backward does not do, and
 a short training run of a small transformer against torch's math backend.
 Skipped without CUDA.
 
-    PYTHONPATH=python ATTN_LIBRARY=build/lib/libattn_c.so.5 python3 -m pytest python/tests/test_backward.py
+    PYTHONPATH=python ATTN_LIBRARY=build/lib/libattn_c.so.6 python3 -m pytest python/tests/test_backward.py
 """
 
 import math

@@ -2,7 +2,7 @@
 flash_attn's conventions (THD tensors, int32 offsets, window=(-1, -1),
 causal aligned to each sequence's bottom-right). Skipped without CUDA.
 
-    PYTHONPATH=python ATTN_LIBRARY=build/lib/libattn_c.so.5 python3 -m pytest python/tests/test_serving.py
+    PYTHONPATH=python ATTN_LIBRARY=build/lib/libattn_c.so.6 python3 -m pytest python/tests/test_serving.py
 """
 
 import math

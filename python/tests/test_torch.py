@@ -4,7 +4,7 @@ and replay, torch.compile (fullgraph, reduce-overhead) and torch.export
 through torch.ops.attn.sdpa (its backward: test_backward.py). Skipped
 without CUDA.
 
-    PYTHONPATH=python ATTN_LIBRARY=build/lib/libattn_c.so.5 python3 -m pytest python/tests
+    PYTHONPATH=python ATTN_LIBRARY=build/lib/libattn_c.so.6 python3 -m pytest python/tests
 """
 
 import ctypes

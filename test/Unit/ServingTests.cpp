@@ -328,9 +328,11 @@ TEST(Paged, GraphWritesOneFlashOpOverThePages) {
   g.output(out->output);
   auto text = g.toMLIR();
   ASSERT_TRUE(text.isOk()) << text.status().toString();
+  // The scale is the f32 1/sqrt(128), written exactly (writeFlashOp).
   EXPECT_NE(text->find("lengths(%cache_seqlens : tensor<8xi32>) sinks(%sinks : "
                        "tensor<32xf32>) block_table(%block_table : "
-                       "tensor<8x64xi32>) {scale = 0.0883883461 : f32, mask = "
+                       "tensor<8x64xi32>) {scale = 0.0883883461356163 : f32, "
+                       "mask = "
                        "#attn.mask<causal, bottom_right, key_padding>}"),
             std::string::npos)
       << *text;
