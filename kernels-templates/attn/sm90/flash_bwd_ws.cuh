@@ -25,6 +25,8 @@
 // whole); KernelVariants.cpp's sm90ws backward rows decide the same.
 #pragma once
 #include "attn/sm90/flash_bwd.cuh"
+#include "attn/sm90/named_barrier.cuh"
+#include "attn/sm90/pipeline.cuh"
 
 namespace attn {
 namespace sm90 {
@@ -73,6 +75,15 @@ template <class C> struct FlashBackwardKVWS {
   static constexpr int kScoresStored = 1, kDqStaged = 2, kDqFree = 3;
   static constexpr int kConsumerThreads = 128 * kConsumers;
   static constexpr int kDqThreads = kConsumerThreads + 32;
+  static __device__ __forceinline__ NamedBarrier scoresStored() {
+    return {kScoresStored, kConsumerThreads};
+  }
+  static __device__ __forceinline__ NamedBarrier dqStaged() {
+    return {kDqStaged, kDqThreads};
+  }
+  static __device__ __forceinline__ NamedBarrier dqFree() {
+    return {kDqFree, kDqThreads};
+  }
 
   static_assert(C::kNumWarps == 12 && kBlockN == 128,
                 "a producer and two consumers of 64 keys each");
@@ -192,7 +203,7 @@ template <class C> struct FlashBackwardKVWS {
     const int steps = block.steps.steps;
 #pragma unroll 1
     for (int t = 0; t < steps; ++t) {
-      namedBarrierSync(kDqStaged, kDqThreads);
+      dqStaged().sync();
       if (leader) {
         Step::reduceStagedDq(p, block.b, block.head(t), block.steps.row(t),
                              smem.dq);
@@ -202,7 +213,7 @@ template <class C> struct FlashBackwardKVWS {
       // (The consumers wait for it before every step's staging but the
       // first.)
       if (t + 1 < steps)
-        namedBarrierArrive(kDqFree, kDqThreads);
+        dqFree().arrive();
     }
     if (leader)
       bulkWait</*kRead=*/false>();
@@ -290,7 +301,7 @@ template <class C> struct FlashBackwardKVWS {
         // Both consumers' dS^T, written by the generic proxy, is read by
         // wgmma.
         fenceSharedForAsyncProxy();
-        namedBarrierSync(kScoresStored, kConsumerThreads);
+        scoresStored().sync();
         const u64 dsCols = sharedDescriptor(ds + dqm * (kBlockN * 128),
                                             kBlockN * 128, 1024);
 #pragma unroll
@@ -299,7 +310,7 @@ template <class C> struct FlashBackwardKVWS {
           Step::issueDq(dq, dsCols, kCols, c);
           // The writer's reduction of step t - 1 read the staging.
           if (c == 0 && t > 0)
-            namedBarrierSync(kDqFree, kDqThreads);
+            dqFree().sync();
           wgmmaWait<0>();
           fenceAccumulators(dq);
           Step::stageDqChunk(smem.dq, dqm, dqd * Step::kDqCols + c * Step::kDqChunk,
@@ -308,7 +319,7 @@ template <class C> struct FlashBackwardKVWS {
         // The staging, written by the generic proxy, is read by the bulk
         // reduction.
         fenceProxyAsyncShared();
-        namedBarrierArrive(kDqStaged, kDqThreads);
+        dqStaged().arrive();
       } else {
         wgmmaWait<0>();
       }

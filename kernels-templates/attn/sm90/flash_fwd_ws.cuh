@@ -37,6 +37,8 @@
 #pragma once
 #include "attn/epilogue.cuh"
 #include "attn/mask.cuh"
+#include "attn/sm90/named_barrier.cuh"
+#include "attn/sm90/pipeline.cuh"
 #include "attn/sm90/tma.cuh"
 #include "attn/sm90/wgmma.cuh"
 #include "attn/softmax.cuh"
@@ -378,11 +380,11 @@ template <class C> struct FlashForwardWS {
   /// warpgroup w - 1 issued its own (barrier 1 + w), then lets w + 1 go.
   static __device__ __forceinline__ void waitTurn(int w) {
     if (kConsumers > 1)
-      namedBarrierSync(1 + w, 256);
+      NamedBarrier{1 + w, 256}.sync();
   }
   static __device__ __forceinline__ void passTurn(int w) {
     if (kConsumers > 1)
-      namedBarrierArrive(1 + (w + 1) % kConsumers, 256);
+      NamedBarrier{1 + (w + 1) % kConsumers, 256}.arrive();
   }
 
   /// The output of consumer w's 64 rows through its part of the staging
@@ -400,7 +402,7 @@ template <class C> struct FlashForwardWS {
     // The previous tile's store has read the buffer before it is rewritten.
     if (leader)
       bulkWait</*kRead=*/true>();
-    namedBarrierSync(kOutputBarrier + w, 128);
+    NamedBarrier{kOutputBarrier + w, 128}.sync();
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
       // Row r of the consumer's 64; the accumulators' layout of wgmma.
@@ -422,7 +424,7 @@ template <class C> struct FlashForwardWS {
         p.lse[(static_cast<i64>(t.b) * p.heads_q + t.h) * p.seq_q + row] = lse;
     }
     fenceProxyAsyncShared();
-    namedBarrierSync(kOutputBarrier + w, 128);
+    NamedBarrier{kOutputBarrier + w, 128}.sync();
     if (leader) {
 #pragma unroll 1
       for (int j = 0; j < kBlocksV; ++j)
@@ -462,7 +464,7 @@ template <class C> struct FlashForwardWS {
     // wgmma reads them through the async proxy; the other consumers, after
     // this one's turn.
     fenceProxyAsyncShared();
-    namedBarrierSync(kOutputBarrier, 128);
+    NamedBarrier{kOutputBarrier, 128}.sync();
   }
 
   static __device__ void consume(const FlashParams &p, const TmaMaps &maps,
@@ -476,7 +478,7 @@ template <class C> struct FlashForwardWS {
     RingOf<kTileSlots> slots;
     // The last consumer opens the first turn.
     if (kConsumers > 1 && w == kConsumers - 1)
-      namedBarrierArrive(1, 256);
+      NamedBarrier{1, 256}.arrive();
     for (;;) {
       const Tile t = nextTile</*kRelease=*/false>(smem, slots);
       if (t.end < 0) {
