@@ -125,53 +125,34 @@ template <class C> struct FlashForwardWS {
   using Product = Wgmma<typename C::Element, kBlockN>;
   using Update = Wgmma<typename C::Element, kDimV>;
 
-  /// Shared addresses of the tiles and barriers.
+  /// Shared addresses of the tiles, and the barriers of their rings (Q
+  /// buffers, K stages, V stages, work-tile slots).
   struct Layout {
     u32 q, k, v, o, bars;
+    StageRing<kQBuffers> qRing;
+    StageRing<kStages> kRing, vRing;
+    StageRing<kTileSlots> tileRing;
     __device__ __forceinline__ explicit Layout(char *smem) {
       q = (sharedAddress(smem) + 1023) & ~1023u;
       k = q + kQBuffers * kBytesQ;
       v = k + kStages * kBytesK;
       o = v + kStages * kBytesV;
       bars = o + (kStagesOutput ? kBytesO : 0);
+      qRing = {bars};
+      kRing = {bars + kRings};
+      vRing = {kRing.bars + 16 * kStages};
+      tileRing = {vRing.bars + 16 * kStages};
     }
     __device__ __forceinline__ u32 qBuffer(int b) const { return q + b * kBytesQ; }
-    __device__ __forceinline__ u32 qFull(int b) const { return bars + 8 * b; }
-    __device__ __forceinline__ u32 qEmpty(int b) const {
-      return bars + 8 * (kQBuffers + b);
-    }
     static constexpr int kRings = 16 * kQBuffers; // after the Q barriers
-    __device__ __forceinline__ u32 kFull(int s) const { return bars + kRings + 8 * s; }
-    __device__ __forceinline__ u32 kEmpty(int s) const {
-      return bars + kRings + 8 * (kStages + s);
-    }
-    __device__ __forceinline__ u32 vFull(int s) const {
-      return bars + kRings + 8 * (2 * kStages + s);
-    }
-    __device__ __forceinline__ u32 vEmpty(int s) const {
-      return bars + kRings + 8 * (3 * kStages + s);
-    }
-    __device__ __forceinline__ u32 tileFull(int s) const {
-      return bars + kRings + 8 * (4 * kStages + s);
-    }
-    __device__ __forceinline__ u32 tileEmpty(int s) const {
-      return bars + kRings + 8 * (4 * kStages + kTileSlots + s);
-    }
     __device__ __forceinline__ u32 tileSlot(int s) const {
       return bars + kSlotsOffset + kSlotBytes * s;
     }
   };
 
-  /// A position in a ring of kSize buffers and the parity of its use, as
-  /// one counter (registers are short on both sides).
-  template <int kSize> struct RingOf {
-    u32 count = 0;
-    __device__ __forceinline__ int stage() const { return count % kSize; }
-    __device__ __forceinline__ u32 phase() const { return (count / kSize) & 1; }
-    __device__ __forceinline__ void advance() { ++count; }
-  };
-  using Ring = RingOf<kStages>;
-  using QRing = RingOf<kQBuffers>;
+  using KvState = PipelineState<kStages>;
+  using QState = PipelineState<kQBuffers>;
+  using SlotState = PipelineState<kTileSlots>;
 
   /// A work tile's coordinates and its key tiles [begin, end); end -1: no
   /// more work.
@@ -205,10 +186,10 @@ template <class C> struct FlashForwardWS {
   /// its Q loads during the running tile, and no more, so that a block
   /// never holds a long tile that another block, free sooner, could run.
   static __device__ void schedule(const FlashParams &p, const Layout &smem) {
-    RingOf<kTileSlots> slots;
+    SlotState slots;
     const int numTiles = static_cast<int>(p.schedule.numTiles());
     for (int index = blockIdx.x;; slots.advance()) {
-      barrierWait(smem.tileEmpty(slots.stage()), slots.phase() ^ 1);
+      smem.tileRing.acquire(slots);
       // The next tile: from the counter, longest first across the grid (a
       // block that drew short tiles draws again sooner); or statically.
       if (slots.count > 0)
@@ -221,7 +202,7 @@ template <class C> struct FlashForwardWS {
       const u32 slot = smem.tileSlot(slots.stage());
       storeShared4(slot, t.b, t.h, t.hk, t.m0);
       storeShared4(slot + 16, t.begin, t.end, t.split, t.unused);
-      barrierArrive(smem.tileFull(slots.stage()));
+      smem.tileRing.commit(slots);
       if (index >= numTiles)
         break;
     }
@@ -232,8 +213,8 @@ template <class C> struct FlashForwardWS {
   /// split in registers through the mainloop.
   template <bool kRelease>
   static __device__ __forceinline__ Tile nextTile(const Layout &smem,
-                                                  RingOf<kTileSlots> &slots) {
-    barrierWait(smem.tileFull(slots.stage()), slots.phase());
+                                                  SlotState &slots) {
+    smem.tileRing.wait(slots);
     const u32 slot = smem.tileSlot(slots.stage());
     Tile t;
     loadShared4(slot, t.b, t.h, t.hk, t.m0);
@@ -243,14 +224,14 @@ template <class C> struct FlashForwardWS {
     return t;
   }
   static __device__ __forceinline__ int splitOf(const Layout &smem,
-                                                const RingOf<kTileSlots> &slots) {
+                                                const SlotState &slots) {
     int split, unused;
     loadShared2(smem.tileSlot(slots.stage()) + 24, split, unused);
     return split;
   }
   static __device__ __forceinline__ void
-  releaseTile(const Layout &smem, RingOf<kTileSlots> &slots) {
-    barrierArrive(smem.tileEmpty(slots.stage()));
+  releaseTile(const Layout &smem, SlotState &slots) {
+    smem.tileRing.release(slots);
     slots.advance();
   }
 
@@ -314,15 +295,16 @@ template <class C> struct FlashForwardWS {
     constexpr int kBlocks = kLoadsV ? kBlocksV : kBlocksQK;
     constexpr int kBytes = kLoadsV ? kBytesV : kBytesK;
     const u32 base = kLoadsV ? smem.v : smem.k;
-    Ring ring;
-    RingOf<kTileSlots> slots;
+    const StageRing<kStages> ring = kLoadsV ? smem.vRing : smem.kRing;
+    KvState state;
+    SlotState slots;
     for (;;) {
       const Tile t = nextTile</*kRelease=*/!C::kPaged>(smem, slots);
       if constexpr (C::kPaged) {
         // Every lane has read the slot before lane 0 frees it.
         __syncwarp();
         if (leader)
-          barrierArrive(smem.tileEmpty(slots.stage()));
+          smem.tileRing.release(slots);
         slots.advance();
       }
       if (t.end < 0)
@@ -332,9 +314,9 @@ template <class C> struct FlashForwardWS {
         // (the slots' count, already advanced past this one). A buffer is
         // free once every consumer finished its last S there (the first
         // wait on each passes: a fresh barrier's phase 1).
-        const QRing q{slots.count - 1};
-        barrierWait(smem.qEmpty(q.stage()), q.phase() ^ 1);
-        barrierExpectBytes(smem.qFull(q.stage()), kBytesQ);
+        const QState q{slots.count - 1};
+        smem.qRing.acquire(q);
+        smem.qRing.commitBytes(q, kBytesQ);
         // Rolled loops: unrolled, ptxas keeps every block's address live
         // and spills within the producer's 24 registers.
 #pragma unroll 1
@@ -343,10 +325,10 @@ template <class C> struct FlashForwardWS {
           // Packed rows (token-major (token, head) pairs): one box of
           // kBlockM / G tokens by the G query heads of K/V head t.h.
           if (C::kPackGroup > 1)
-            tmaLoad5d(dst, &maps.q, smem.qFull(q.stage()), 64 * j, 0,
+            tmaLoad5d(dst, &maps.q, smem.qRing.full(q.stage()), 64 * j, 0,
                       t.m0 / C::kPackGroup, t.h, t.b);
           else
-            tmaLoad4d(dst, &maps.q, smem.qFull(q.stage()), 64 * j, t.m0, t.h,
+            tmaLoad4d(dst, &maps.q, smem.qRing.full(q.stage()), 64 * j, t.m0, t.h,
                       t.b);
         }
       }
@@ -354,12 +336,11 @@ template <class C> struct FlashForwardWS {
       // round trip overlaps the wait for the next free stage.
       int entry = C::kPaged && t.end > t.begin ? pageEntry(p, t, t.end - 1, lane) : 0;
       for (int n = t.end - 1; n >= t.begin; --n) {
-        const u32 full = kLoadsV ? smem.vFull(ring.stage()) : smem.kFull(ring.stage());
-        const u32 empty = kLoadsV ? smem.vEmpty(ring.stage()) : smem.kEmpty(ring.stage());
-        barrierWait(empty, ring.phase() ^ 1);
+        const u32 full = ring.full(state.stage());
+        ring.acquire(state);
         if (leader)
-          barrierExpectBytes(full, kBytes);
-        const u32 dst = base + ring.stage() * kBytes;
+          ring.commitBytes(state, kBytes);
+        const u32 dst = base + state.stage() * kBytes;
         if constexpr (C::kPaged) {
           const int next = n > t.begin ? pageEntry(p, t, n - 1, lane) : 0;
           __syncwarp(); // the expected bytes before any box lands
@@ -371,21 +352,13 @@ template <class C> struct FlashForwardWS {
             tmaLoad4d(dst + j * kBlockN * 128, map, full, 64 * j, n * kBlockN,
                       t.hk, t.b);
         }
-        ring.advance();
+        state.advance();
       }
     }
   }
 
-  /// Ping-pong between consumers: warpgroup w issues its products after
-  /// warpgroup w - 1 issued its own (barrier 1 + w), then lets w + 1 go.
-  static __device__ __forceinline__ void waitTurn(int w) {
-    if (kConsumers > 1)
-      NamedBarrier{1 + w, 256}.sync();
-  }
-  static __device__ __forceinline__ void passTurn(int w) {
-    if (kConsumers > 1)
-      NamedBarrier{1 + (w + 1) % kConsumers, 256}.arrive();
-  }
+  /// The consumers' turns at issuing products (barriers 1 + w).
+  using Turns = WarpgroupTurns<kConsumers, 1>;
 
   /// The output of consumer w's 64 rows through its part of the staging
   /// buffer: normalized and packed into 64-column blocks of 128-byte
@@ -440,20 +413,21 @@ template <class C> struct FlashForwardWS {
   /// tensor): a masked key's weight is 0, but 0 * NaN is NaN where the cache
   /// holds NaN there (an uninitialized cache). Consumer 0 zeroes those V rows
   /// once the tile landed, while its S_0 runs: it issues every update before
-  /// the other consumers (waitTurn), and its own first one comes next step.
+  /// the other consumers (its turn comes first), and its own first one comes
+  /// next step.
   /// (K's rows need nothing: their scores are replaced by -inf.)
   /// (A dense cache's rows past seq_kv are TMA's zeros already: nothing to
   /// do where the sequence's keys reach seq_kv. A paged cache's are rows of
   /// its last page: see loadPagedBox.)
   static __device__ __forceinline__ void
-  clearValuesPastKeys(const Layout &smem, const Ring &vRing, int lastTile,
+  clearValuesPastKeys(const Layout &smem, const KvState &vState, int lastTile,
                       int kvEnd, int seqKV) {
     const int keys = kvEnd - lastTile * kBlockN; // uniform
     // A paged cache's rows past seq_kv are a page's, not TMA's zeros.
     if (keys >= kBlockN || (!C::kPaged && kvEnd >= seqKV))
       return;
-    barrierWait(smem.vFull(vRing.stage()), vRing.phase());
-    const u32 base = smem.v + vRing.stage() * kBytesV;
+    smem.vRing.wait(vState);
+    const u32 base = smem.v + vState.stage() * kBytesV;
     const int rows = kBlockN - max(keys, 0);
     for (int i = threadIdx.x % 128; i < kBlocksV * rows * 8; i += 128) {
       const int block = i / (rows * 8), j = i % (rows * 8);
@@ -474,11 +448,10 @@ template <class C> struct FlashForwardWS {
     // accumulators of rows 16 g .. 16 g + 15 (what masks and the epilogue
     // index by).
     const int rowBase = 64 * w + 16 * (threadIdx.x / 32 % 4);
-    Ring kRing, vRing;
-    RingOf<kTileSlots> slots;
-    // The last consumer opens the first turn.
-    if (kConsumers > 1 && w == kConsumers - 1)
-      NamedBarrier{1, 256}.arrive();
+    const Turns turns{w};
+    KvState kState, vState;
+    SlotState slots;
+    turns.open();
     for (;;) {
       const Tile t = nextTile</*kRelease=*/false>(smem, slots);
       if (t.end < 0) {
@@ -489,13 +462,13 @@ template <class C> struct FlashForwardWS {
       const int steps = t.end - t.begin;
       // The tile's Q buffer, as the loading thread counts it (the slots'
       // count, not yet advanced past this tile).
-      const QRing qRing{slots.count};
+      const QState qState{slots.count};
       const u64 qDesc =
-          sharedDescriptor(smem.qBuffer(qRing.stage()) + 64 * w * 128, 16, 1024);
+          sharedDescriptor(smem.qBuffer(qState.stage()) + 64 * w * 128, 16, 1024);
       // After its last S the tile's Q may be replaced.
       auto releaseQ = [&]() {
         if (leader)
-          barrierArrive(smem.qEmpty(qRing.stage()));
+          smem.qRing.release(qState);
       };
       auto tileStart = [&](int i) { return (t.end - 1 - i) * kBlockN; };
 
@@ -510,11 +483,11 @@ template <class C> struct FlashForwardWS {
       u32 pk[1][kBlockN / 16][4];
       int maskedTiles = 0;
 
-      // S = Q K^T of the K stage in kRing: one 64 x kBlockN x 16 step per
+      // S = Q K^T of the K stage in kState: one 64 x kBlockN x 16 step per
       // 16 columns of the head dim (32 bytes inside a swizzled row).
       auto issueScores = [&](float(&s)[1][kNTiles][4]) {
         const u64 kDesc =
-            sharedDescriptor(smem.k + kRing.stage() * kBytesK, 16, 1024);
+            sharedDescriptor(smem.k + kState.stage() * kBytesK, 16, 1024);
         wgmmaFence();
 #pragma unroll
         for (int kk = 0; kk < kDimQK / 16; ++kk) {
@@ -529,10 +502,10 @@ template <class C> struct FlashForwardWS {
         }
         wgmmaCommit();
       };
-      // O += P V of the V stage in vRing; V's 64-column blocks lie
+      // O += P V of the V stage in vState; V's 64-column blocks lie
       // kBlockN * 128 bytes apart, its 8-key row groups 1024.
       auto issueUpdate = [&]() {
-        const u64 vDesc = sharedDescriptor(smem.v + vRing.stage() * kBytesV,
+        const u64 vDesc = sharedDescriptor(smem.v + vState.stage() * kBytesV,
                                            kBlockN * 128, 1024);
         wgmmaFence();
 #pragma unroll
@@ -542,13 +515,13 @@ template <class C> struct FlashForwardWS {
       };
       auto releaseK = [&]() {
         if (leader)
-          barrierArrive(smem.kEmpty(kRing.stage()));
-        kRing.advance();
+          smem.kRing.release(kState);
+        kState.advance();
       };
       auto releaseV = [&]() {
         if (leader)
-          barrierArrive(smem.vEmpty(vRing.stage()));
-        vRing.advance();
+          smem.vRing.release(vState);
+        vState.advance();
       };
       // Steps [fullFrom, fullTo) visit the key tiles no mask cuts (the
       // tiles run from the last, so the diagonal's come first, a window's
@@ -576,18 +549,18 @@ template <class C> struct FlashForwardWS {
       using Masked = IntegralConstant<bool, true>;
       using Unmasked = IntegralConstant<bool, false>;
 
-      barrierWait(smem.qFull(qRing.stage()), qRing.phase());
+      smem.qRing.wait(qState);
       if (steps == 0)
         releaseQ();
       if (steps > 0) {
         // Step 0: S_0 alone (O is still zero).
         float s[1][kNTiles][4], alpha[1][2];
-        barrierWait(smem.kFull(kRing.stage()), kRing.phase());
-        waitTurn(w);
+        smem.kRing.wait(kState);
+        turns.wait();
         issueScores(s);
-        passTurn(w);
+        turns.pass();
         if (C::kKeyPadding && w == 0)
-          clearValuesPastKeys(smem, vRing, t.end - 1, mask.kvEnd, p.seq_kv);
+          clearValuesPastKeys(smem, vState, t.end - 1, mask.kvEnd, p.seq_kv);
         wgmmaWait<0>();
         fenceAccumulators(s[0]);
         releaseK();
@@ -602,12 +575,12 @@ template <class C> struct FlashForwardWS {
       // Steps 1 .. steps - 1: S_i with O += P_{i-1} V_{i-1} in flight.
       auto step = [&](int i, auto masked) {
         float s[1][kNTiles][4], alpha[1][2];
-        barrierWait(smem.kFull(kRing.stage()), kRing.phase());
-        waitTurn(w);
+        smem.kRing.wait(kState);
+        turns.wait();
         issueScores(s);
-        barrierWait(smem.vFull(vRing.stage()), vRing.phase());
+        smem.vRing.wait(vState);
         issueUpdate();
-        passTurn(w);
+        turns.pass();
         wgmmaWait<1>();
         fenceAccumulators(s[0]);
         releaseK();
@@ -629,10 +602,10 @@ template <class C> struct FlashForwardWS {
       for (; i < steps; ++i)
         step(i, Masked{});
       if (steps > 0) {
-        barrierWait(smem.vFull(vRing.stage()), vRing.phase());
-        waitTurn(w);
+        smem.vRing.wait(vState);
+        turns.wait();
         issueUpdate();
-        passTurn(w);
+        turns.pass();
         wgmmaWait<0>();
         fenceAccumulators(o[0]);
         releaseV();
@@ -653,8 +626,7 @@ template <class C> struct FlashForwardWS {
     if (kStagesOutput && leader)
       bulkWait</*kRead=*/true>();
     // The turn the last consumer passed after the last products.
-    if (kConsumers > 1 && w == 0)
-      waitTurn(0);
+    turns.close();
   }
 
   static __device__ void run(const FlashParams &p, const TmaMaps &maps,
@@ -662,22 +634,14 @@ template <class C> struct FlashForwardWS {
     const Layout smem(smemRaw);
     const int warpgroup = threadIdx.x / 128;
     if (threadIdx.x == 0) {
-      for (int b = 0; b < kQBuffers; ++b) {
-        barrierInit(smem.qFull(b), 1);
-        barrierInit(smem.qEmpty(b), kConsumers);
-      }
+      smem.qRing.init(1, kConsumers);
       for (int s = 0; s < kStages; ++s) {
-        barrierInit(smem.kFull(s), 1);
-        barrierInit(smem.kEmpty(s), kConsumers);
-        barrierInit(smem.vFull(s), 1);
-        barrierInit(smem.vEmpty(s), kConsumers);
+        smem.kRing.initStage(s, 1, kConsumers);
+        smem.vRing.initStage(s, 1, kConsumers);
       }
       // The two loading threads and every consumer thread read a slot
       // before it is released.
-      for (int s = 0; s < kTileSlots; ++s) {
-        barrierInit(smem.tileFull(s), 1);
-        barrierInit(smem.tileEmpty(s), 2 + 128 * kConsumers);
-      }
+      smem.tileRing.init(1, 2 + 128 * kConsumers);
       fenceBarrierInit();
     }
     __syncthreads();
