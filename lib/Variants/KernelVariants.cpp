@@ -202,7 +202,7 @@ std::string sm90wsOperands(const OperandShape &s) {
 /// full/empty, per work-tile slot full/empty) and two 32-byte work-tile
 /// slots, 16-byte aligned; and what fits beside them, first the output tile
 /// staged for a TMA store, then a second Q buffer with one or two consumers
-/// (flash_fwd_ws.cuh's kStagesOutput and kQBuffers).
+/// (sm90/tile_slots.cuh's kStagesOutput and kQBuffers).
 int64_t sm90wsShared(const TileConfig &t, const OperandShape &s) {
   const int64_t blocksQK = (s.headDimQK + 63) / 64, blocksV = (s.headDimV + 63) / 64;
   auto bytes = [&](int64_t qBuffers, bool stagedOutput) {
@@ -238,7 +238,7 @@ int64_t sm90wsRegisters(const TileConfig &t, const OperandShape &s) {
          (s.paged && !threeConsumers ? 8 : 0);
 }
 
-/// After setmaxnreg (flash_fwd_ws.cuh): the producer keeps 24 (32 with three
+/// After setmaxnreg (fwd_ws_shape.cuh): the producer keeps 24 (32 with three
 /// consumers, 40 with two reading a paged cache) of the block's registers
 /// per thread, the consumers share the rest; a single consumer needs no
 /// reallocation.

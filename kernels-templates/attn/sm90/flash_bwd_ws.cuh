@@ -6,8 +6,8 @@
 // has three warpgroups:
 //   producer (warpgroup 0, 24 registers): warp 0 loads K and V once and Q
 //     and dO of each step by TMA into a kStages-deep ring of full/empty
-//     mbarriers; warp 3 copies the step's logsumexp and D rows beside
-//     them. Warp 1 adds each step's staged dQ to the f32 sum by one bulk
+//     mbarriers (pipeline.cuh); warp 3 copies the step's logsumexp and D
+//     rows beside them. Warp 1 adds each step's staged dQ to the f32 sum by one bulk
 //     reduction. Warp 2 zeroes K's and V's rows past the valid keys.
 //   two consumers (240 registers), 64 keys each: FlashBackwardKV's step
 //     (S^T, dP^T; P^T and dS^T element-wise; dV, dK from registers) on the
@@ -25,6 +25,8 @@
 // whole); KernelVariants.cpp's sm90ws backward rows decide the same.
 #pragma once
 #include "attn/sm90/flash_bwd.cuh"
+#include "attn/sm90/named_barrier.cuh"
+#include "attn/sm90/pipeline.cuh"
 
 namespace attn {
 namespace sm90 {
@@ -53,7 +55,7 @@ template <class C> struct FlashBackwardKVWS {
   static constexpr int kBytesDq = 4 * kBlockM * kDimQK;
   static constexpr int kBytesRows = 4 * kStages * kBlockM; // LSE or D
   // Barriers: K and V loaded, K and V ready (their padding zeroed), then
-  // full and empty per stage.
+  // the stage ring's full and empty ones.
   static constexpr int kBarrierBytes = 8 * (2 + 2 * kStages);
   // The slack lets the tiles start on the swizzle's 1024-byte period.
   static constexpr int kSharedBytes =
@@ -73,6 +75,15 @@ template <class C> struct FlashBackwardKVWS {
   static constexpr int kScoresStored = 1, kDqStaged = 2, kDqFree = 3;
   static constexpr int kConsumerThreads = 128 * kConsumers;
   static constexpr int kDqThreads = kConsumerThreads + 32;
+  static __device__ __forceinline__ NamedBarrier scoresStored() {
+    return {kScoresStored, kConsumerThreads};
+  }
+  static __device__ __forceinline__ NamedBarrier dqStaged() {
+    return {kDqStaged, kDqThreads};
+  }
+  static __device__ __forceinline__ NamedBarrier dqFree() {
+    return {kDqFree, kDqThreads};
+  }
 
   static_assert(C::kNumWarps == 12 && kBlockN == 128,
                 "a producer and two consumers of 64 keys each");
@@ -88,6 +99,7 @@ template <class C> struct FlashBackwardKVWS {
   struct Layout {
     u32 k, v, q, dout, ds, dq, lse, delta, bars;
     float *lseRows, *deltaRows;
+    StageRing<kStages> stageRing; // each step's Q, dO and rows
     __device__ __forceinline__ explicit Layout(char *smem) {
       const u32 base = sharedAddress(smem);
       k = (base + 1023) & ~1023u;
@@ -101,14 +113,13 @@ template <class C> struct FlashBackwardKVWS {
       bars = delta + kBytesRows;
       lseRows = reinterpret_cast<float *>(smem + (lse - base));
       deltaRows = reinterpret_cast<float *>(smem + (delta - base));
+      stageRing = {bars + 16};
     }
     __device__ __forceinline__ u32 keysLoaded() const { return bars; }
     __device__ __forceinline__ u32 keysReady() const { return bars + 8; }
-    __device__ __forceinline__ u32 full(int s) const { return bars + 8 * (2 + s); }
-    __device__ __forceinline__ u32 empty(int s) const {
-      return bars + 8 * (2 + kStages + s);
-    }
   };
+  /// Step t's place in the stage ring: the step index is the ring's count.
+  using StepState = PipelineState<kStages, int>;
 
   /// What every role of the block knows about its work.
   struct Block {
@@ -141,20 +152,20 @@ template <class C> struct FlashBackwardKVWS {
                 block.n0, block.hk, block.b);
 #pragma unroll 1
     for (int t = 0; t < block.steps.steps; ++t) {
-      const int stage = t % kStages;
+      const StepState state{t};
+      const int stage = state.stage();
       const int h = block.head(t), m0 = block.steps.row(t);
-      // The consumers are done with the stage's last use (a fresh
-      // barrier's wait for phase 1 passes).
-      barrierWait(smem.empty(stage), ((t / kStages) & 1) ^ 1);
-      barrierExpectBytes(smem.full(stage), kBytesQ + kBytesDO);
+      // The consumers are done with the stage's last use.
+      smem.stageRing.acquire(state);
+      smem.stageRing.commitBytes(state, kBytesQ + kBytesDO);
 #pragma unroll 1
       for (int j = 0; j < kDimQK / 64; ++j)
         tmaLoad4d(smem.q + stage * kBytesQ + j * kBlockM * 128, &maps.q,
-                  smem.full(stage), 64 * j, m0, h, block.b);
+                  smem.stageRing.full(stage), 64 * j, m0, h, block.b);
 #pragma unroll 1
       for (int j = 0; j < kDimV / 64; ++j)
         tmaLoad4d(smem.dout + stage * kBytesDO + j * kBlockM * 128, &maps.dout,
-                  smem.full(stage), 64 * j, m0, h, block.b);
+                  smem.stageRing.full(stage), 64 * j, m0, h, block.b);
     }
   }
 
@@ -168,9 +179,10 @@ template <class C> struct FlashBackwardKVWS {
     const int lane = threadIdx.x % 32;
 #pragma unroll 1
     for (int t = 0; t < block.steps.steps; ++t) {
-      const int stage = t % kStages;
+      const StepState state{t};
+      const int stage = state.stage();
       const int m0 = block.steps.row(t);
-      barrierWait(smem.empty(stage), ((t / kStages) & 1) ^ 1);
+      smem.stageRing.acquire(state);
       const i64 row0 =
           (static_cast<i64>(block.b) * p.heads_q + block.head(t)) * p.seq_q + m0;
 #pragma unroll 1
@@ -179,7 +191,7 @@ template <class C> struct FlashBackwardKVWS {
         smem.lseRows[stage * kBlockM + i] = valid ? p.lse[row0 + i] : 0.f;
         smem.deltaRows[stage * kBlockM + i] = valid ? p.delta[row0 + i] : 0.f;
       }
-      barrierArrive(smem.full(stage));
+      smem.stageRing.commit(state);
     }
   }
 
@@ -192,7 +204,7 @@ template <class C> struct FlashBackwardKVWS {
     const int steps = block.steps.steps;
 #pragma unroll 1
     for (int t = 0; t < steps; ++t) {
-      namedBarrierSync(kDqStaged, kDqThreads);
+      dqStaged().sync();
       if (leader) {
         Step::reduceStagedDq(p, block.b, block.head(t), block.steps.row(t),
                              smem.dq);
@@ -202,7 +214,7 @@ template <class C> struct FlashBackwardKVWS {
       // (The consumers wait for it before every step's staging but the
       // first.)
       if (t + 1 < steps)
-        namedBarrierArrive(kDqFree, kDqThreads);
+        dqFree().arrive();
     }
     if (leader)
       bulkWait</*kRead=*/false>();
@@ -257,8 +269,9 @@ template <class C> struct FlashBackwardKVWS {
       barrierWait(smem.keysReady(), 0);
 #pragma unroll 1
     for (int t = 0; t < steps; ++t) {
-      const int stage = t % kStages;
-      barrierWait(smem.full(stage), (t / kStages) & 1);
+      const StepState state{t};
+      const int stage = state.stage();
+      smem.stageRing.wait(state);
       const int m0 = block.steps.row(t);
       const Mask<C> mask(p, block.b, block.head(t), m0, kBlockM);
       const u32 q = smem.q + stage * kBytesQ, dout = smem.dout + stage * kBytesDO;
@@ -290,7 +303,7 @@ template <class C> struct FlashBackwardKVWS {
         // Both consumers' dS^T, written by the generic proxy, is read by
         // wgmma.
         fenceSharedForAsyncProxy();
-        namedBarrierSync(kScoresStored, kConsumerThreads);
+        scoresStored().sync();
         const u64 dsCols = sharedDescriptor(ds + dqm * (kBlockN * 128),
                                             kBlockN * 128, 1024);
 #pragma unroll
@@ -299,7 +312,7 @@ template <class C> struct FlashBackwardKVWS {
           Step::issueDq(dq, dsCols, kCols, c);
           // The writer's reduction of step t - 1 read the staging.
           if (c == 0 && t > 0)
-            namedBarrierSync(kDqFree, kDqThreads);
+            dqFree().sync();
           wgmmaWait<0>();
           fenceAccumulators(dq);
           Step::stageDqChunk(smem.dq, dqm, dqd * Step::kDqCols + c * Step::kDqChunk,
@@ -308,7 +321,7 @@ template <class C> struct FlashBackwardKVWS {
         // The staging, written by the generic proxy, is read by the bulk
         // reduction.
         fenceProxyAsyncShared();
-        namedBarrierArrive(kDqStaged, kDqThreads);
+        dqStaged().arrive();
       } else {
         wgmmaWait<0>();
       }
@@ -316,7 +329,7 @@ template <class C> struct FlashBackwardKVWS {
       fenceAccumulators(dv);
       // Q, dO and the rows of the stage are read: every consumer thread
       // arrives (its reads of the rows are its own to order).
-      barrierArrive(smem.empty(stage));
+      smem.stageRing.release(state);
     }
     storeKeyGradients<Ops, kDimQK, kDimV>(p, sequenceExtent<C>(p, block.b),
                                           block.b, block.hk,
@@ -330,10 +343,7 @@ template <class C> struct FlashBackwardKVWS {
     if (threadIdx.x == 0) {
       barrierInit(smem.keysLoaded(), 1);
       barrierInit(smem.keysReady(), 32);
-      for (int s = 0; s < kStages; ++s) {
-        barrierInit(smem.full(s), 1 + 32);
-        barrierInit(smem.empty(s), kConsumerThreads);
-      }
+      smem.stageRing.init(1 + 32, kConsumerThreads);
       fenceBarrierInit();
     }
     __syncthreads();

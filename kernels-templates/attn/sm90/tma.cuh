@@ -1,41 +1,14 @@
-// sm_90 synchronization and bulk-copy primitives as inline PTX (the
-// templates use no CUDA header): mbarriers, TMA tensor loads and stores,
-// named barriers, warpgroup register reallocation.
+// sm_90 TMA and bulk-copy primitives as inline PTX (the templates use no
+// CUDA header): tensor loads and stores, bulk reductions and their groups,
+// the shared-memory accesses around them, and the warp roles of the kernels
+// that issue them (register reallocation, one elected lane). The mbarriers
+// TMA completes are pipeline.cuh's.
 #pragma once
 #include "attn/common.cuh"
 
 namespace attn {
 
 namespace sm90 {
-
-__device__ __forceinline__ void barrierInit(u32 bar, int count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count));
-}
-/// Makes mbarrier initialization visible to the async proxy (TMA) and the
-/// other threads (followed by a block-wide barrier).
-__device__ __forceinline__ void fenceBarrierInit() {
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-}
-/// Arrives and announces `bytes` that TMA will complete on the barrier.
-__device__ __forceinline__ void barrierExpectBytes(u32 bar, u32 bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar),
-               "r"(bytes)
-               : "memory");
-}
-__device__ __forceinline__ void barrierArrive(u32 bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
-}
-/// Waits until the phase of parity `phase` of the barrier has completed.
-__device__ __forceinline__ void barrierWait(u32 bar, u32 phase) {
-  asm volatile("{\n"
-               ".reg .pred done;\n"
-               "wait:\n"
-               "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-               "@!done bra wait;\n"
-               "}" ::"r"(bar),
-               "r"(phase)
-               : "memory");
-}
 
 /// Four 32-bit words of shared memory (16-byte aligned), by their
 /// shared-window address.
@@ -130,15 +103,6 @@ __device__ __forceinline__ void storeShared4f(u32 addr, float a, float b,
 /// A 32-bit shared-memory store.
 __device__ __forceinline__ void storeShared(u32 addr, u32 value) {
   asm volatile("st.shared.b32 [%0], %1;" ::"r"(addr), "r"(value) : "memory");
-}
-
-/// Named barriers (id 0 is __syncthreads): `threads` threads meet, some by
-/// waiting (sync), some only by arriving.
-__device__ __forceinline__ void namedBarrierSync(int id, int threads) {
-  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
-}
-__device__ __forceinline__ void namedBarrierArrive(int id, int threads) {
-  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
 /// Warpgroup register reallocation: the producer gives registers back, the
