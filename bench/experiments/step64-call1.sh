@@ -10,7 +10,7 @@ ROUNDS=2 bench/ab.sh build-base build $s/hd64-s1024.mlir $s/hd64-s1024-causal.ml
   $s/hd64-s4096.mlir $s/hd128-s512.mlir $s/hd128-s1024-causal.mlir $s/hd128-s4096.mlir \
   $s/hd128-s4096-causal.mlir $s/hd256-s512.mlir $s/hd256-s512-causal.mlir 2>&1 | tee "$out/ab64.log"
 echo "ab done at $(( $(date +%s) - start )) s"
-left=$(( 560 - ($(date +%s) - start) ))
+left=$(( 430 - ($(date +%s) - start) ))
 timeout $left scripts/gpu-tests.sh build > "$out/gpu-tests.log" 2>&1
 echo "suite exit $? at $(( $(date +%s) - start )) s"
 tail -n 5 "$out/gpu-tests.log"
