@@ -181,12 +181,13 @@ private:
     DataType type;
     std::vector<int64_t> shape;
   };
-  /// Appends one attn.flash (writeFlashOp) of `op`, which holds q, k, v
-  /// and the serving operands, with the options' masks, score_mod, captures,
+  /// Appends one attn.flash (writeFlashOp) of q, k, v and `op`, which holds
+  /// the serving operands, with the options' masks, score_mod, captures,
   /// sinks and scale; a paged cache aligns to each sequence's length
   /// (key_padding, bottom_right). The results' shapes are the graph's
   /// record of them. `form` names the call in messages.
-  Result<Attention> appendFlash(const char *form, FlashOpText op,
+  Result<Attention> appendFlash(const char *form, const Node &q, const Node &k,
+                                const Node &v, FlashOpText op,
                                 std::vector<int64_t> outShape,
                                 std::vector<int64_t> lseShape, int64_t headDim,
                                 const VarlenOptions &options);

@@ -260,12 +260,10 @@ Result<Graph::Attention> Graph::varlen(Tensor qRef, Tensor kRef, Tensor vRef,
                 "k's head dim be q's " +
                 shapeText(q.shape));
   FlashOpText op;
-  op.q = operandText(q);
-  op.k = operandText(k);
-  op.v = operandText(v);
   op.cuSeqlensQ = operandText(cuQ);
   op.cuSeqlensK = operandText(cuK);
-  return appendFlash("varlen", op, {q.shape[0], q.shape[1], v.shape[2]},
+  return appendFlash("varlen", q, k, v, op,
+                     {q.shape[0], q.shape[1], v.shape[2]},
                      {q.shape[1], q.shape[0]}, q.shape[2], options);
 }
 
@@ -313,12 +311,9 @@ Result<Graph::Attention> Graph::paged(Tensor qRef, Tensor kRef, Tensor vRef,
                 "q's and k's head dim be q's " +
                 shapeText(q.shape));
   FlashOpText op;
-  op.q = operandText(q);
-  op.k = operandText(k);
-  op.v = operandText(v);
   op.lengths = operandText(lengths);
   op.blockTable = operandText(table);
-  return appendFlash("paged", op,
+  return appendFlash("paged", q, k, v, op,
                      {q.shape[0], q.shape[1], q.shape[2], v.shape[3]},
                      {q.shape[0], q.shape[1], q.shape[2]}, q.shape[3], options);
 }
@@ -328,9 +323,10 @@ FlashOperandText Graph::operandText(const Node &node) {
 }
 
 Result<Graph::Attention>
-Graph::appendFlash(const char *form, FlashOpText op,
-                   std::vector<int64_t> outShape, std::vector<int64_t> lseShape,
-                   int64_t headDim, const VarlenOptions &options) {
+Graph::appendFlash(const char *form, const Node &q, const Node &k,
+                   const Node &v, FlashOpText op, std::vector<int64_t> outShape,
+                   std::vector<int64_t> lseShape, int64_t headDim,
+                   const VarlenOptions &options) {
   auto valid = [&](Tensor t) { return inGraph(t, nodes_.size()); };
   auto fail = [&](const std::string &message) {
     return Status(StatusCode::InvalidArgument,
@@ -338,6 +334,9 @@ Graph::appendFlash(const char *form, FlashOpText op,
   };
   if (!options.scoreModCaptures.empty() && options.scoreMod.empty())
     return fail("score_mod captures need a score_mod");
+  op.q = operandText(q);
+  op.k = operandText(k);
+  op.v = operandText(v);
   const bool paged = op.blockTable.has_value();
   op.causal = options.causal;
   if (options.windowLeft >= 0 || options.windowRight >= 0)
